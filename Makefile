@@ -1,0 +1,36 @@
+# Every target sets itself up: a fresh clone needs only Python 3.11/3.12 and make.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8000
+DATA_DIR ?= var/service
+# The token `make serve` registers for the development user (header X-Api).
+SERVICE_API_KEY ?= servicetools-dev-token
+
+.PHONY: demo test bench serve lint typecheck clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m servicetools demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+serve: $(STAMP)
+	SERVICETOOLS_DEV_TOKEN=$(SERVICE_API_KEY) $(PY) -m servicetools serve --port $(PORT) --data-dir $(DATA_DIR)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache

@@ -1,0 +1,153 @@
+"""`LocalService`: the embedded default, the reference service on a free loopback port.
+
+It runs ``servicetools serve`` in a child process, so the service has its own
+cores for the engine, and a test can stop it hard (`kill`) and start it again on
+the same data folder and port (`start`).
+
+>>> with LocalService() as svc:                      # doctest: +SKIP
+...     svc.base_url, svc.token
+('http://127.0.0.1:54321', '...')
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import requests
+
+#: How long a start may take before it is given up (a cold start imports the engine).
+START_TIMEOUT = 60.0
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class LocalServiceError(RuntimeError):
+    """The local service did not start; the message holds the end of its log."""
+
+
+class LocalService:
+    """Start the local service; use as a context manager or call `start`/`stop`.
+
+    ``data_dir`` defaults to a temporary folder removed at `stop`; a given folder is
+    kept, so a later `LocalService` on it sees the same documents and results.
+    """
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str] | None = None,
+        *,
+        configurations: str | os.PathLike[str] | None = None,
+        classifiers: str | os.PathLike[str] | None = None,
+        allow_private_hosts: bool = False,
+        workers: int | None = None,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        token: str | None = None,
+    ) -> None:
+        self._own_dir = data_dir is None
+        self.data_dir = Path(data_dir) if data_dir else Path(
+            tempfile.mkdtemp(prefix="servicetools-"))
+        self.configurations = configurations
+        self.classifiers = classifiers
+        self.allow_private_hosts = allow_private_hosts
+        self.workers = workers
+        self.host = host
+        self.port = port or _free_port(host)
+        self.token = token or secrets.token_urlsafe(24)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / "service.log"
+
+    def _command(self) -> list[str]:
+        cmd = [sys.executable, "-m", "servicetools", "serve", "--host", self.host,
+               "--port", str(self.port), "--data-dir", str(self.data_dir)]
+        if self.configurations:
+            cmd += ["--configurations", str(self.configurations)]
+        if self.classifiers:
+            cmd += ["--classifiers", str(self.classifiers)]
+        if self.allow_private_hosts:
+            cmd.append("--allow-private-hosts")
+        if self.workers:
+            cmd += ["--workers", str(self.workers)]
+        return cmd
+
+    def start(self, timeout: float = START_TIMEOUT) -> LocalService:
+        """Start the service (again, after `kill` or `stop`) and wait until it answers."""
+        if self.process is not None and self.process.poll() is None:
+            return self
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "SERVICETOOLS_DEV_TOKEN": self.token}
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(self._command(), stdout=log, stderr=log, env=env,
+                                            stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        url = f"{self.base_url}/service/api/vault/list"
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise LocalServiceError(f"the local service exited with code "
+                                        f"{self.process.returncode}:\n{self._log_tail()}")
+            try:
+                if requests.get(url, headers={"X-Api": self.token}, timeout=2).ok:
+                    return self
+            except requests.RequestException:
+                pass
+            time.sleep(0.1)
+        self.kill()
+        raise LocalServiceError(f"the local service did not answer within {timeout:.0f} s:\n"
+                                f"{self._log_tail()}")
+
+    def _log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def kill(self) -> None:
+        """Stop the service process hard (SIGKILL), as a crash would; the data stays."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        """Stop the service gracefully; remove the data folder if it was temporary."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.process = None
+        if self._own_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def __enter__(self) -> LocalService:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "running" if self.process and self.process.poll() is None else "stopped"
+        return f"<LocalService {self.base_url} {state} data_dir={str(self.data_dir)!r}>"
+

@@ -1,0 +1,1 @@
+"""The local reference service (needs the ``service`` extra)."""

@@ -1,0 +1,108 @@
+"""What every route needs: the caller (D2), a checked JSON body, the app's parts."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+
+from .. import wire
+from .configs import Catalog
+from .errors import ApiError, bad_request
+from .pipeline import Pipeline
+from .settings import Settings
+from .store import Store, User
+from .vault import Vault
+
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no", ""}
+
+
+@dataclass
+class Parts:
+    """Everything `create_app` builds, kept on ``app.state.parts``."""
+
+    settings: Settings
+    store: Store
+    vault: Vault
+    catalog: Catalog
+    pipeline: Pipeline
+
+
+def parts(request: Request) -> Parts:
+    p: Parts = request.app.state.parts
+    return p
+
+
+def current_user(request: Request) -> User:
+    token = request.headers.get("x-api")
+    if not token:
+        raise ApiError(401, "unauthorized", "The X-Api header with an API token is missing.")
+    user = parts(request).store.user_for_token(token)
+    if user is None:
+        raise ApiError(401, "unauthorized", "The API token is unknown or revoked.")
+    return user
+
+
+#: The caller of a route, from its X-Api token (401 without a valid one).
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The raw body, refused with 413 as soon as it passes ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise _too_large(int(declared), limit)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(size, limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(size: int, limit: int) -> ApiError:
+    return ApiError(413, "document_too_large",
+                    f"The request body is larger than the limit of {limit:,} bytes.",
+                    {"size": size, "limit": limit})
+
+
+async def json_body(request: Request, schema: str, *, check: bool = True) -> dict[str, Any]:
+    """The body parsed as JSON and checked against the wire schema ``schema`` (400 if not).
+
+    With ``check=False`` only unknown fields are refused, for routes that first apply
+    rules of their own with more precise messages.
+    """
+    raw = await read_body(request, parts(request).settings.max_body_bytes)
+    try:
+        body = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise bad_request(f"The request body is not valid JSON: {exc}.", "invalid_json") from exc
+    if not isinstance(body, dict):
+        raise bad_request("The request body must be a JSON object.")
+    unknown = _unknown_fields(body, schema)
+    if unknown:
+        raise bad_request(f"Unknown field(s) in the request body: {', '.join(unknown)}.",
+                          fields=unknown)
+    problems = wire.errors(body, schema) if check else []
+    if problems:
+        raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
+    result: dict[str, Any] = body
+    return result
+
+
+def _unknown_fields(body: dict[str, Any], schema: str) -> list[str]:
+    known = wire.schema(schema).get("properties", {})
+    return sorted(k for k in body if k not in known)
+
+
+def show_schema_output(request: Request) -> bool:
+    raw = request.query_params.get("show_schema_output")
+    if raw is None or raw.lower() in _FALSE:
+        return False
+    if raw.lower() in _TRUE:
+        return True
+    raise bad_request(f"show_schema_output must be True or False, not {raw!r}.")

@@ -1,0 +1,127 @@
+"""What a document is, judged by its bytes, and whether it is within the D12 limits.
+
+Every path in (raw upload, vault upload, hosted download) goes through
+`inspect_document`, so a bad document gets the same answer wherever it arrives.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from dataclasses import dataclass
+
+from .errors import ApiError
+from .settings import Settings
+
+PDF, PNG, JPEG = "application/pdf", "image/png", "image/jpeg"
+CONTENT_TYPES = (PDF, PNG, JPEG)
+# FPDF_ERR_PASSWORD: pdfium's code for a document that needs a password to open.
+_PDFIUM_PASSWORD_ERROR = 4
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    content_type: str
+    num_pages: int
+
+
+def sniff(data: bytes) -> str | None:
+    """The content type told by the leading bytes, or None for anything else."""
+    # PDF readers accept the header anywhere in the first KiB; so do we.
+    if b"%PDF-" in data[:1024]:
+        return PDF
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return PNG
+    if data.startswith(b"\xff\xd8\xff"):
+        return JPEG
+    return None
+
+
+def inspect_document(
+    data: bytes, settings: Settings, declared_type: str | None = None
+) -> DocumentInfo:
+    """Judge ``data`` and check the limits; raise `ApiError` with the D3 status if bad."""
+    if not data:
+        raise ApiError(400, "empty_document", "The document is empty (0 bytes).")
+    if len(data) > settings.max_document_bytes:
+        raise ApiError(
+            413,
+            "document_too_large",
+            f"The document has {len(data):,} bytes; the limit is "
+            f"{settings.max_document_bytes:,} bytes.",
+            {"size": len(data), "limit": settings.max_document_bytes},
+        )
+    content_type = sniff(data)
+    if content_type is None:
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            "The document is not a PDF, PNG or JPEG file (judged by its bytes).",
+        )
+    if declared_type is not None and declared_type != content_type:
+        raise ApiError(
+            400,
+            "content_type_mismatch",
+            f"content_type is {declared_type!r} but the document's bytes are {content_type!r}.",
+            {"declared": declared_type, "detected": content_type},
+        )
+    pages = _pdf_pages(data) if content_type == PDF else _image_pages(data, settings)
+    if pages > settings.max_pages:
+        raise ApiError(
+            413,
+            "too_many_pages",
+            f"The document has {pages} pages; the limit is {settings.max_pages}.",
+            {"pages": pages, "limit": settings.max_pages},
+        )
+    return DocumentInfo(content_type, pages)
+
+
+def _pdf_pages(data: bytes) -> int:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if getattr(exc, "err_code", None) == _PDFIUM_PASSWORD_ERROR:
+            raise ApiError(
+                400, "encrypted_document", "The PDF is encrypted and needs a password to open."
+            ) from exc
+        raise ApiError(
+            400, "invalid_document", f"The PDF cannot be read (truncated or damaged): {exc}"
+        ) from exc
+    try:
+        pages = len(pdf)
+    finally:
+        pdf.close()
+    if pages == 0:
+        raise ApiError(400, "invalid_document", "The PDF has no pages.")
+    return pages
+
+
+def _image_pages(data: bytes, settings: Settings) -> int:
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            # We apply our own pixel limit below; Pillow's bomb warning would be noise.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as img:
+                megapixels = img.width * img.height / 1e6
+                if megapixels > settings.max_megapixels:
+                    raise ApiError(
+                        413,
+                        "document_too_large",
+                        f"The image has {megapixels:.1f} megapixels; the limit is "
+                        f"{settings.max_megapixels:g}.",
+                        {"megapixels": round(megapixels, 1), "limit": settings.max_megapixels},
+                    )
+                img.load()  # decodes everything, so a truncated image is caught here
+    except ApiError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise ApiError(413, "document_too_large", f"The image is too large: {exc}") from exc
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise ApiError(
+            400, "invalid_document", f"The image cannot be read (truncated or damaged): {exc}"
+        ) from exc
+    return 1

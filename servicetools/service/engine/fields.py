@@ -1,0 +1,334 @@
+"""Field values: found right of or below their labels, else by the shape of the example.
+
+Labels are the target's `name` and the phrases quoted in its `description`. They are
+compared with the words of a line ignoring case, spaces and punctuation (OCR often
+drops spaces), fuzzily for longer labels. Labels of all field targets compete for the
+words of a line and the most specific wins, so "Due Date" is not also read as "Date"
+and "Subtotal" is not read as "Total".
+
+Confidence multiplies what speaks for a value: how well the label matched, where the
+value sat, whether it has the example's shape and passes validation, what OCR thought
+of its words, and how many rival values there were.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from .lines import Line
+from .pages import Word
+from .results import NOT_FOUND_CONFIDENCE, EngineValue
+from .shapes import Shape, shape_of, validates
+
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
+_LABEL_CHARS = re.compile(r"[^0-9a-z#]+")
+# Short labels ("Tax", "Due", "VAT") fuzzily match too many ordinary words.
+_EXACT_BELOW = 5
+_FUZZY_THRESHOLD = 0.9
+_MAX_CONFIDENCE = 0.97
+_SHAPE_ONLY = 0.4
+_BELOW = 0.9
+_BELOW_BARE = 0.7
+# Gaps in units of the line's mean character width.
+_MAX_LABEL_GAP = 30.0
+_MAX_WORD_GAP = 3.0
+_PHRASE_GAP = 1.5
+
+
+@dataclass(frozen=True)
+class Label:
+    target_id: str
+    key: str
+    line: int
+    start: int
+    end: int
+    score: float
+
+
+@dataclass
+class Candidate:
+    target_id: str
+    text: str
+    words: list[Word]
+    line: int
+    label_score: float
+    placement: float
+    specificity: int
+    shape_fit: bool
+    valid: bool | None
+
+    @property
+    def quality(self) -> float:
+        shape = 1.0 if self.shape_fit else 0.75
+        valid = {True: 1.0, None: 0.9, False: 0.45}[self.valid]
+        return self.label_score * self.placement * shape * valid
+
+    @property
+    def ocr(self) -> float:
+        return statistics.fmean(word.confidence for word in self.words)
+
+    @property
+    def order(self) -> tuple[int, float]:
+        return (self.line, self.words[0].x0)
+
+
+def label_key(text: str) -> str:
+    """Case, spaces and punctuation dropped: "Invoice No:" -> "invoiceno"."""
+    return _LABEL_CHARS.sub("", text.lower())
+
+
+def label_aliases(target: dict[str, Any]) -> list[str]:
+    """The target's name and the phrases its description quotes, without duplicates."""
+    phrases = [str(target.get("name") or "")]
+    for match in _QUOTED.finditer(str(target.get("description") or "")):
+        phrases.append(match.group(1) or match.group(2))
+    aliases: dict[str, str] = {}
+    for phrase in phrases:
+        key = label_key(phrase)
+        if key and key not in aliases:
+            aliases[key] = phrase
+    return list(aliases.values())
+
+
+def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]:
+    """Label matches of all targets; on each line overlapping matches keep the most specific."""
+    aliases = [
+        (str(t.get("id", "")), label_key(alias), len(alias.split()))
+        for t in targets
+        for alias in label_aliases(t)
+    ]
+    labels: list[Label] = []
+    for index, line in enumerate(lines):
+        keys = [label_key(word.text) for word in line.words]
+        starts = _phrase_starts(line)
+        found: list[Label] = []
+        for target_id, key, size in aliases:
+            for start in range(len(keys)):
+                if not keys[start]:
+                    continue
+                # One word more or less than the alias: OCR merges and splits words.
+                for end in range(start + 1, min(len(keys), start + size + 1) + 1):
+                    phrase = "".join(keys[start:end])
+                    score = _label_score(key, phrase)
+                    if score and (start in starts or line.words[end - 1].text[-1] in ":#"):
+                        found.append(Label(target_id, key, index, start, end, score))
+        found.sort(key=lambda h: (-round(h.score, 1), -len(h.key), -h.score, h.start))
+        taken: set[int] = set()
+        for label in found:
+            span = set(range(label.start, label.end))
+            if not span & taken:
+                taken |= span
+                labels.append(label)
+    return labels
+
+
+def _phrase_starts(line: Line) -> set[int]:
+    """Words that open a phrase: a label inside running text ("Acme Supplier Ltd") is none."""
+    char = _char_width(line)
+    return {
+        i
+        for i, word in enumerate(line.words)
+        if i == 0 or word.x0 - line.words[i - 1].x1 > _PHRASE_GAP * char
+    }
+
+
+def _label_score(key: str, phrase: str) -> float:
+    if phrase == key:
+        return 1.0
+    if len(key) < _EXACT_BELOW:
+        return 0.0
+    score = fuzz.ratio(key, phrase) / 100
+    return score if score >= _FUZZY_THRESHOLD else 0.0
+
+
+def extract_fields(
+    lines: list[Line],
+    targets: list[dict[str, Any]],
+    all_fields: list[dict[str, Any]],
+    table_headers: frozenset[int] = frozenset(),
+) -> dict[str, list[EngineValue]]:
+    """Values of each target (always at least one, an empty one when nothing was found).
+
+    `table_headers` are indexes of lines that are table header rows: a column called
+    "Amount" there labels a column, not the receipt's total.
+    """
+    known = {str(t.get("id", "")) for t in all_fields}
+    competing = all_fields + [t for t in targets if str(t.get("id", "")) not in known]
+    labels = [label for label in find_labels(lines, competing) if label.line not in table_headers]
+    covered = {(label.line, i) for label in labels for i in range(label.start, label.end)}
+    by_target: dict[str, list[Candidate]] = {}
+    specs = {str(t.get("id", "")): t for t in competing}
+    for label in labels:
+        target = specs[label.target_id]
+        candidate = _candidate(lines, label, covered, target)
+        if candidate is not None:
+            by_target.setdefault(label.target_id, []).append(candidate)
+    claimed = {c.text for candidates in by_target.values() for c in candidates}
+    # Two unlabelled fields of one shape (invoice date, due date) cannot tell whose a
+    # lone date is: neither takes it.
+    unlabelled = Counter(_shape(t).kind for t in targets if not by_target.get(str(t.get("id", ""))))
+    result: dict[str, list[EngineValue]] = {}
+    for target in targets:
+        target_id = str(target.get("id", ""))
+        candidates = by_target.get(target_id, [])
+        if candidates:
+            result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
+        elif unlabelled[_shape(target).kind] == 1:
+            result[target_id] = [_by_shape(lines, target, claimed)]
+        else:
+            result[target_id] = [EngineValue("", NOT_FOUND_CONFIDENCE)]
+    return result
+
+
+def _shape(target: dict[str, Any]) -> Shape:
+    return shape_of(str(target.get("example") or ""))
+
+
+def _candidate(
+    lines: list[Line], label: Label, covered: set[tuple[int, int]], target: dict[str, Any]
+) -> Candidate | None:
+    words = _right_of(lines[label.line], label, covered)
+    placement = 1.0
+    line = label.line
+    if not words:
+        words, line = _below(lines, label, covered)
+        # A label without a colon above a value is as often a table's column header.
+        colon = lines[label.line].words[label.end - 1].text.endswith(":")
+        placement = _BELOW if colon else _BELOW_BARE
+    if not words:
+        return None
+    shape = _shape(target)
+    text = _trim_to_shape(" ".join(w.text for w in words), shape)
+    if not text:
+        return None
+    return Candidate(
+        target_id=label.target_id,
+        text=text,
+        words=words,
+        line=line,
+        label_score=label.score,
+        placement=placement,
+        specificity=len(label.key),
+        shape_fit=shape.fits(text),
+        valid=validates(text, target.get("validation_tree")),
+    )
+
+
+def _char_width(line: Line) -> float:
+    chars = sum(len(w.text) for w in line.words)
+    return sum(w.x1 - w.x0 for w in line.words) / max(1, chars)
+
+
+def _run(words: list[Word], start_x: float, char: float, first_gap: float) -> int:
+    """How many words from the start form one phrase (no gap wider than a few characters)."""
+    count = 0
+    previous = start_x
+    for word in words:
+        gap = word.x0 - previous
+        if gap > (first_gap if count == 0 else _MAX_WORD_GAP * char):
+            break
+        count += 1
+        previous = word.x1
+    return count
+
+
+def _right_of(line: Line, label: Label, covered: set[tuple[int, int]]) -> list[Word]:
+    char = _char_width(line)
+    rest = line.words[label.end :]
+    words: list[Word] = []
+    count = _run(rest, line.words[label.end - 1].x1, char, _MAX_LABEL_GAP * char)
+    for offset, word in enumerate(rest[:count]):
+        if (label.line, label.end + offset) in covered or _label_like(word):
+            break
+        words.append(word)
+    return words
+
+
+def _below(
+    lines: list[Line], label: Label, covered: set[tuple[int, int]]
+) -> tuple[list[Word], int]:
+    here = lines[label.line]
+    x0, x1 = here.words[label.start].x0, here.words[label.end - 1].x1
+    below = label.line + 1
+    if below >= len(lines):
+        return [], below
+    line = lines[below]
+    if line.page != here.page or line.y0 - here.y1 > 1.5 * here.height:
+        return [], below
+    char = _char_width(line)
+    starts = [
+        i for i, w in enumerate(line.words) if x0 - 2 * char <= w.x0 <= max(x1, x0 + 4 * char)
+    ]
+    if not starts:
+        return [], below
+    first = starts[0]
+    count = _run(line.words[first:], line.words[first].x0, char, 0.0)
+    words: list[Word] = []
+    for offset, word in enumerate(line.words[first : first + count]):
+        if (below, first + offset) in covered or _label_like(word):
+            break
+        words.append(word)
+    return words, below
+
+
+def _label_like(word: Word) -> bool:
+    return len(word.text) > 1 and word.text.endswith(":")
+
+
+def _trim_to_shape(text: str, shape: Shape) -> str:
+    """Keep the shaped part when a line holds more ("2024-03-15 (Friday)" -> the date)."""
+    text = text.strip()
+    if shape.pattern is None or shape.fits(text):
+        return text
+    found = shape.find(text)
+    return found[0] if found else text
+
+
+def _choose(candidates: list[Candidate], multiple: bool) -> list[EngineValue]:
+    best = max(candidates, key=lambda c: (c.quality, c.specificity, -c.order[0]))
+    if multiple:
+        kept = [c for c in candidates if c.quality >= 0.5 * best.quality]
+        kept.sort(key=lambda c: c.order)
+        return [EngineValue(c.text, _confidence(c, [])) for c in kept]
+    rivals = [c for c in candidates if c.text != best.text]
+    return [EngineValue(best.text, _confidence(best, rivals))]
+
+
+def _confidence(candidate: Candidate, rivals: list[Candidate]) -> float:
+    # Each distinct rival value weighs by how close it came; weak ones barely count.
+    strongest: dict[str, float] = {}
+    for rival in rivals:
+        ratio = min(1.0, rival.quality / max(candidate.quality, 1e-9))
+        strongest[rival.text] = max(strongest.get(rival.text, 0.0), ratio)
+    doubt = 0.6 * sum(ratio**2 for ratio in strongest.values())
+    value = candidate.quality * candidate.ocr / (1 + doubt)
+    return round(min(_MAX_CONFIDENCE, value), 4)
+
+
+def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> EngineValue:
+    """A value of the example's shape when the area holds exactly one that no label claimed."""
+    shape = _shape(target)
+    if shape.pattern is None:
+        return EngineValue("", NOT_FOUND_CONFIDENCE)
+    tree = target.get("validation_tree")
+    found: dict[str, list[Word]] = {}
+    for line in lines:
+        for text in shape.find(line.text):
+            if text not in claimed and validates(text, tree) is not False:
+                found.setdefault(text, _words_of(line, text))
+    if len(found) != 1:
+        return EngineValue("", NOT_FOUND_CONFIDENCE)
+    text, words = next(iter(found.items()))
+    ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+    return EngineValue(text, round(_SHAPE_ONLY * ocr, 4))
+
+
+def _words_of(line: Line, text: str) -> list[Word]:
+    parts = set(text.split())
+    return [w for w in line.words if w.text in parts or text in w.text]

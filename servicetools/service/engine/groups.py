@@ -1,0 +1,69 @@
+"""Extraction targets grouped by search area, and the extraction of one group."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from .fields import extract_fields
+from .lines import area_lines
+from .pages import Document
+from .results import EngineTarget
+from .tables import extract_table, find_header
+
+
+@dataclass(frozen=True)
+class TargetGroup:
+    """Targets that read the same region; `id` is the search area's id ("all" or an area)."""
+
+    id: str
+    search_area: str
+    targets: tuple[dict[str, Any], ...]
+
+
+def group_targets(configuration: dict[str, Any]) -> list[TargetGroup]:
+    """Targets grouped by search area, groups and targets in order of first appearance."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for target in configuration.get("extraction_targets", []):
+        area = str(target.get("search_area") or "all")
+        if target.get("search_area_type") == "all":
+            area = "all"
+        grouped.setdefault(area, []).append(target)
+    return [TargetGroup(area, area, tuple(targets)) for area, targets in grouped.items()]
+
+
+def extract_group(
+    document: Document, group: TargetGroup, configuration: dict[str, Any]
+) -> list[EngineTarget]:
+    """One EngineTarget per target of the group, in the group's order."""
+    lines = area_lines(document, group.search_area, configuration)
+    field_targets = [t for t in group.targets if t.get("type") == "field"]
+    # Labels of every field in the configuration compete for words, so that "Date"
+    # does not claim the "Date" of "Due Date" even when the two are in other groups.
+    every_field = [
+        t for t in configuration.get("extraction_targets", []) if t.get("type") == "field"
+    ]
+    schemas = [
+        list(t.get("header_schema") or [])
+        for t in configuration.get("extraction_targets", [])
+        if t.get("type") == "table"
+    ]
+    headers = frozenset(
+        index
+        for index, line in enumerate(lines)
+        if any(schema and find_header(line, schema) for schema in schemas)
+    )
+    values = extract_fields(lines, field_targets, every_field, headers) if field_targets else {}
+    results = []
+    for target in group.targets:
+        target_id = str(target.get("id", ""))
+        if target.get("type") == "table":
+            cells = extract_table(lines, target)
+            confidence = statistics.fmean(c.confidence for c in cells) if cells else 0.0
+            results.append(EngineTarget(target_id, "table", round(confidence, 4), [], cells))
+        else:
+            found = values[target_id]
+            confidence = statistics.fmean(v.confidence for v in found)
+            results.append(EngineTarget(target_id, "field", round(confidence, 4), found, []))
+    return results

@@ -1,0 +1,84 @@
+"""Words grouped into text lines, and the words of a search area."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .pages import Document, Word
+
+
+@dataclass
+class Line:
+    words: list[Word]
+    page: int = 1
+
+    @property
+    def text(self) -> str:
+        return " ".join(word.text for word in self.words)
+
+    @property
+    def x0(self) -> float:
+        return min(word.x0 for word in self.words)
+
+    @property
+    def x1(self) -> float:
+        return max(word.x1 for word in self.words)
+
+    @property
+    def y0(self) -> float:
+        return min(word.y0 for word in self.words)
+
+    @property
+    def y1(self) -> float:
+        return max(word.y1 for word in self.words)
+
+    @property
+    def height(self) -> float:
+        return statistics.median(word.height for word in self.words)
+
+
+def group_lines(words: Iterable[Word], page: int = 1) -> list[Line]:
+    """Lines top to bottom, words left to right.
+
+    A word joins a line when it overlaps the line's vertical extent by half of the
+    smaller height: robust to mixed font sizes on one baseline, not to skewed scans.
+    """
+    lines: list[list[Word]] = []
+    bands: list[tuple[float, float]] = []
+    for word in sorted(words, key=lambda w: (w.center_y, w.x0)):
+        for index in range(len(lines) - 1, max(-1, len(lines) - 4), -1):
+            top, bottom = bands[index]
+            overlap = min(bottom, word.y1) - max(top, word.y0)
+            if overlap >= 0.5 * min(bottom - top, word.height):
+                lines[index].append(word)
+                bands[index] = (min(top, word.y0), max(bottom, word.y1))
+                break
+        else:
+            lines.append([word])
+            bands.append((word.y0, word.y1))
+    result = [Line(sorted(line, key=lambda w: w.x0), page) for line in lines]
+    result.sort(key=lambda line: (line.y0 + line.y1) / 2)
+    return result
+
+
+def area_lines(document: Document, search_area: str, configuration: dict[str, Any]) -> list[Line]:
+    """Lines of every page, or of the configured area's page and box (word centres inside)."""
+    if search_area == "all":
+        return [line for page in document.pages for line in group_lines(page.words, page.number)]
+    area = (configuration.get("search_areas") or {}).get(search_area)
+    if not isinstance(area, dict):
+        # An unknown area id is a configuration error caught at load time; reading the
+        # whole document is the forgiving answer if one slips through.
+        return area_lines(document, "all", configuration)
+    number = int(area.get("page", 1))
+    x0, y0, x1, y1 = (float(v) for v in area.get("box", (0.0, 0.0, 1.0, 1.0)))
+    lines: list[Line] = []
+    for page in document.pages:
+        if page.number != number:
+            continue
+        inside = [w for w in page.words if x0 <= w.center_x <= x1 and y0 <= w.center_y <= y1]
+        lines.extend(group_lines(inside, page.number))
+    return lines

@@ -1,0 +1,195 @@
+"""Documents as rendered pages with positioned words, from PDF text layers or OCR."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+PDF = "application/pdf"
+IMAGE_TYPES = ("image/png", "image/jpeg")
+
+# PDFium's FPDF_ERR_PASSWORD: the document is encrypted and no (right) password was given.
+_PDFIUM_PASSWORD_ERROR = 4
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word; coordinates are fractions of the page (0..1), y grows downwards."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    confidence: float = 1.0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    @property
+    def center_x(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def center_y(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+@dataclass
+class Page:
+    number: int
+    width: float
+    height: float
+    png: bytes
+    words: list[Word] = field(default_factory=list)
+    source: str = "text"
+
+
+@dataclass
+class Document:
+    content_type: str
+    pages: list[Page]
+
+    def text(self) -> str:
+        """The words of all pages, line by line in reading order; pages apart by a blank line."""
+        from .lines import group_lines
+
+        return "\n\n".join(
+            "\n".join(line.text for line in group_lines(page.words)) for page in self.pages
+        )
+
+
+class DocumentError(Exception):
+    """The bytes cannot be read as a document of the given type."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def load_document(data: bytes, content_type: str, *, dpi: int = 150) -> Document:
+    """Render every page to PNG and find its words (text layer, else OCR)."""
+    if content_type == PDF:
+        return Document(content_type, _load_pdf(data, dpi))
+    if content_type in IMAGE_TYPES:
+        return Document(content_type, [_load_image(data)])
+    raise DocumentError(
+        "unsupported_media_type", f"Content type {content_type!r} is not supported."
+    )
+
+
+def _load_pdf(data: bytes, dpi: int) -> list[Page]:
+    import pdfplumber
+    import pypdfium2 as pdfium
+
+    try:
+        rendered = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as error:
+        if getattr(error, "err_code", None) == _PDFIUM_PASSWORD_ERROR:
+            raise DocumentError(
+                "encrypted_document", "The PDF is encrypted and cannot be opened."
+            ) from error
+        raise DocumentError("invalid_document", f"The PDF cannot be read: {error}.") from error
+    pages: list[Page] = []
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as plumber:
+            if len(plumber.pages) != len(rendered):
+                raise DocumentError("invalid_document", "The PDF's page tree is inconsistent.")
+            for index, plumber_page in enumerate(plumber.pages):
+                image = rendered[index].render(scale=dpi / 72).to_pil()
+                png = _png_bytes(image)
+                words = _text_layer_words(plumber_page)
+                source = "text"
+                if not words:
+                    from .ocr import ocr_words
+
+                    words = ocr_words(image)
+                    source = "ocr"
+                pages.append(
+                    Page(
+                        number=index + 1,
+                        width=float(plumber_page.width),
+                        height=float(plumber_page.height),
+                        png=png,
+                        words=words,
+                        source=source,
+                    )
+                )
+    except DocumentError:
+        raise
+    except Exception as error:  # pdfminer raises many unrelated types on damaged files
+        raise DocumentError("invalid_document", f"The PDF cannot be read: {error}.") from error
+    finally:
+        rendered.close()
+    return pages
+
+
+def _text_layer_words(page: Any) -> list[Word]:
+    width, height = float(page.width), float(page.height)
+    # The page box may not start at 0: pdfplumber's coordinates are relative to it.
+    x_origin, y_origin = float(page.bbox[0]), float(page.bbox[1])
+    words = []
+    for item in page.extract_words(keep_blank_chars=False, use_text_flow=False):
+        text = str(item["text"]).strip()
+        if not text:
+            continue
+        words.append(
+            Word(
+                text=text,
+                x0=_clip((float(item["x0"]) - x_origin) / width),
+                y0=_clip((float(item["top"]) - y_origin) / height),
+                x1=_clip((float(item["x1"]) - x_origin) / width),
+                y1=_clip((float(item["bottom"]) - y_origin) / height),
+                confidence=1.0,
+            )
+        )
+    return words
+
+
+def _load_image(data: bytes) -> Page:
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            opened.load()
+            image = ImageOps.exif_transpose(opened) or opened
+            image = _to_rgb(image)
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as error:
+        raise DocumentError("invalid_document", f"The image cannot be read: {error}.") from error
+    from .ocr import ocr_words
+
+    return Page(
+        number=1,
+        width=float(image.width),
+        height=float(image.height),
+        png=_png_bytes(image),
+        words=ocr_words(image),
+        source="ocr",
+    )
+
+
+def _to_rgb(image: Image) -> Image:
+    from PIL import Image as PILImage
+
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        # Transparent pixels would turn black; documents are dark ink on white paper.
+        rgba = image.convert("RGBA")
+        background = PILImage.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return PILImage.alpha_composite(background, rgba).convert("RGB")
+    return image.convert("RGB")
+
+
+def _png_bytes(image: Image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _clip(value: float) -> float:
+    return min(1.0, max(0.0, value))

@@ -1,0 +1,94 @@
+"""The shape of a field's example (date, amount, code, number, text) and values of that shape."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE_PATTERNS = [
+    r"\d{4}-\d{1,2}-\d{1,2}",
+    r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}",
+    rf"\d{{1,2}}\s+{_MONTH}\s+\d{{4}}",
+    rf"{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}",
+]
+DATE = re.compile("|".join(f"(?:{p})" for p in _DATE_PATTERNS), re.IGNORECASE)
+_CURRENCY = r"(?:[$€£¥]|usd|eur|gbp|chf)"
+AMOUNT = re.compile(
+    rf"(?:{_CURRENCY}\s?)?-?(?:\d{{1,3}}(?:[,.']\d{{3}})+|\d+)[.,]\d{{2}}(?:\s?{_CURRENCY})?",
+    re.IGNORECASE,
+)
+NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a value looks like; `pattern` finds such values, `None` for free text."""
+
+    kind: str  # "date" | "amount" | "code" | "number" | "text"
+    pattern: re.Pattern[str] | None
+
+    def fits(self, text: str) -> bool:
+        return self.pattern is None or self.pattern.fullmatch(text.strip()) is not None
+
+    def find(self, text: str) -> list[str]:
+        """Values of this shape in a line of text, standing apart from their neighbours."""
+        if self.pattern is None:
+            return []
+        found = []
+        for match in self.pattern.finditer(text):
+            start, end = match.span()
+            before = text[start - 1] if start else " "
+            after = text[end] if end < len(text) else " "
+            if _separates(before) and _separates(after):
+                found.append(match.group().strip())
+        return found
+
+
+def _separates(ch: str) -> bool:
+    return not ch.isalnum() and ch not in "-/"
+
+
+def shape_of(example: str) -> Shape:
+    text = example.strip()
+    if not text:
+        return Shape("text", None)
+    if DATE.fullmatch(text):
+        return Shape("date", DATE)
+    if AMOUNT.fullmatch(text):
+        return Shape("amount", AMOUNT)
+    if NUMBER.fullmatch(text):
+        return Shape("number", NUMBER)
+    if any(c.isdigit() for c in text) and " " not in text:
+        return Shape("code", _code_pattern(text))
+    return Shape("text", None)
+
+
+def _code_pattern(example: str) -> re.Pattern[str]:
+    """Runs of letters and of digits generalised, separators kept: INV-2024-0012 -> A+-9+-9+."""
+    parts = []
+    for run in re.finditer(r"[A-Za-z]+|\d+|[^A-Za-z\d]", example):
+        token = run.group()
+        if token.isalpha():
+            parts.append(r"[A-Za-z]+")
+        elif token.isdigit():
+            parts.append(r"\d+")
+        else:
+            parts.append(re.escape(token))
+    return re.compile("".join(parts))
+
+
+def validates(value: str, tree: dict[str, Any] | None) -> bool | None:
+    """Whether the value passes the validation tree; None when there is no tree to ask."""
+    if not tree or not tree.get("rule_groups"):
+        return None
+    from ..validation import validate_value
+
+    passed, _ = validate_value(value, tree)
+    return passed
+
+
+def header_matches(text: str, tree: dict[str, Any] | None) -> bool:
+    """A header cell matches a column when it passes the column's header tree."""
+    return bool(validates(text, tree))

@@ -1,0 +1,218 @@
+"""Tables: a header row found from the header schema, column bands, rows until the table ends.
+
+Unruled and ruled tables are read the same way, from word positions alone: the
+header's phrases give the columns, the midpoints between neighbouring header phrases
+give the column bands. Every header found starts a new table, so a table continued
+under a repeated header on the next page is a new table of the same target.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from .lines import Line
+from .pages import Word
+from .results import EngineCell
+from .shapes import header_matches, validates
+
+# A line that starts like this closes the line items: the totals follow.
+_TOTALS = re.compile(
+    r"^\s*(sub[\s-]?total|total|grand\s*total|tax|vat|gst|balance|amount\s*due|net\s*amount)\b",
+    re.IGNORECASE,
+)
+# Gaps in units of the line's mean character width / of the row height.
+_PHRASE_GAP = 1.5
+_END_GAP = 2.5
+_CONTINUATION_GAP = 0.4
+_EMPTY_CELL = 0.5
+_MISSED_CELL = 0.3
+# How far (page fraction) row words may start left of the first header phrase.
+_MARGIN = 0.05
+_INVALID_CELL = 0.7
+
+
+@dataclass
+class Band:
+    x0: float
+    x1: float
+    column: int | None  # header_schema position, None for a column the schema lacks
+
+
+@dataclass
+class Header:
+    line: int
+    bands: list[Band]
+    height: float
+
+
+def phrases(line: Line) -> list[list[Word]]:
+    """The line's words split at gaps wider than a character or two."""
+    chars = sum(len(w.text) for w in line.words)
+    char = sum(w.x1 - w.x0 for w in line.words) / max(1, chars)
+    groups: list[list[Word]] = []
+    for word in line.words:
+        if groups and word.x0 - groups[-1][-1].x1 <= _PHRASE_GAP * char:
+            groups[-1].append(word)
+        else:
+            groups.append([word])
+    return groups
+
+
+def _matching_columns(text: str, schema: list[dict[str, Any]]) -> list[int]:
+    matches = []
+    for column in schema:
+        tree = column.get("header_matching_validation_tree")
+        if tree and tree.get("rule_groups"):
+            hit = header_matches(text, tree)
+        else:
+            hit = fuzz.ratio(text.lower(), str(column.get("name", "")).lower()) >= 85
+        if hit:
+            matches.append(int(column.get("position", 0)))
+    return matches
+
+
+def find_header(line: Line, schema: list[dict[str, Any]]) -> list[Band] | None:
+    """Column bands when at least two columns (or the only one) match phrases of the line."""
+    groups = phrases(line)
+    if len(groups) < min(2, len(schema)):
+        return None
+    options: list[list[int]] = []
+    for group in groups:
+        found = _matching_columns(" ".join(w.text for w in group), schema)
+        if not found and len(group) > 1:
+            # "Item Description" holds a matching word but does not match as a whole.
+            for word in group:
+                found += [c for c in _matching_columns(word.text, schema) if c not in found]
+        options.append(found)
+    assigned: dict[int, int] = {}
+    columns = sorted({c for found in options for c in found})
+    # Columns that fewer phrases can take choose first; ties go to the leftmost phrase.
+    for column in sorted(columns, key=lambda c: sum(c in found for found in options)):
+        for index, found in enumerate(options):
+            if column in found and index not in assigned:
+                assigned[index] = column
+                break
+    if len(assigned) < min(2, len(schema)):
+        return None
+    bands = []
+    for index, group in enumerate(groups):
+        left = groups[index - 1][-1].x1 if index else None
+        right = groups[index + 1][0].x0 if index + 1 < len(groups) else None
+        x0 = (left + group[0].x0) / 2 if left is not None else max(0.0, group[0].x0 - _MARGIN)
+        x1 = (group[-1].x1 + right) / 2 if right is not None else 1.0
+        bands.append(Band(x0, x1, assigned.get(index)))
+    return bands
+
+
+def extract_table(lines: list[Line], target: dict[str, Any]) -> list[EngineCell]:
+    """Cells of every table of the target, by table, row and column."""
+    schema = list(target.get("header_schema") or [])
+    if not schema:
+        return []
+    trees = {int(c.get("position", 0)): c.get("extracted_value_validation_tree") for c in schema}
+    cells: list[EngineCell] = []
+    table = 0
+    index = 0
+    while index < len(lines):
+        bands = find_header(lines[index], schema)
+        if bands is None:
+            index += 1
+            continue
+        rows, index = _rows(lines, Header(index, bands, lines[index].height), schema)
+        if not rows:
+            continue
+        for row_number, row in enumerate(rows):
+            # Every schema column gets a cell, so rows line up by position even when
+            # the header lacked a column (its cells are empty and doubtful).
+            for column in sorted(trees):
+                cells.append(_cell(row.get(column), table, row_number, column, trees))
+        table += 1
+    return cells
+
+
+_Row = dict[int, list[tuple[Word, float, int]]]  # column -> (word, band fit, line)
+
+
+def _rows(
+    lines: list[Line], header: Header, schema: list[dict[str, Any]]
+) -> tuple[list[_Row], int]:
+    """Rows under the header, and the index of the first line after the table."""
+    rows: list[_Row] = []
+    top = lines[header.line]
+    previous = top
+    index = header.line + 1
+    while index < len(lines):
+        line = lines[index]
+        if line.page != top.page or _TOTALS.match(line.text):
+            break
+        height = max(header.height, line.height)
+        gap = line.y0 - previous.y1
+        if gap > _END_GAP * height or find_header(line, schema) is not None:
+            break
+        placed = _place(line, header.bands, index)
+        if placed is None:
+            break
+        if rows and _continues(rows[-1], placed, gap, height):
+            for column, words in placed.items():
+                rows[-1].setdefault(column, []).extend(words)
+        elif placed:
+            rows.append(placed)
+        previous = line
+        index += 1
+    return rows, index
+
+
+def _place(line: Line, bands: list[Band], index: int) -> _Row | None:
+    """Words by column; None when the line does not sit under the table (left of it)."""
+    if line.words[0].center_x < bands[0].x0:
+        return None
+    placed: _Row = {}
+    for word in line.words:
+        for band in bands:
+            if band.x0 <= word.center_x < band.x1:
+                if band.column is not None:
+                    width = max(1e-9, word.x1 - word.x0)
+                    inside = min(word.x1, band.x1) - max(word.x0, band.x0)
+                    placed.setdefault(band.column, []).append((word, inside / width, index))
+                break
+    return placed
+
+
+def _continues(row: _Row, placed: _Row, gap: float, height: float) -> bool:
+    """A tight line filling only one column that holds text in the row above."""
+    if len(placed) != 1 or gap > _CONTINUATION_GAP * height:
+        return False
+    (column,) = placed
+    above = row.get(column)
+    if not above:
+        return False
+    from ..validation import parse_number
+
+    return parse_number(" ".join(w.text for w, _, _ in above)) is None
+
+
+def _cell(
+    entries: list[tuple[Word, float, int]] | None,
+    table: int,
+    row: int,
+    column: int,
+    trees: dict[int, Any],
+) -> EngineCell:
+    if not entries:
+        # An empty cell where the column's values must not be empty was probably missed.
+        missed = validates("", trees.get(column)) is False
+        return EngineCell("", table, row, column, _MISSED_CELL if missed else _EMPTY_CELL)
+    lines: dict[int, list[str]] = {}
+    for word, _, line in entries:
+        lines.setdefault(line, []).append(word.text)
+    text = "\n".join(" ".join(words) for _, words in sorted(lines.items()))
+    ocr = statistics.fmean(word.confidence for word, _, _ in entries)
+    fit = statistics.fmean(f for _, f, _ in entries)
+    valid = validates(text, trees.get(column))
+    confidence = ocr * (0.5 + 0.5 * fit) * (_INVALID_CELL if valid is False else 1.0)
+    return EngineCell(text, table, row, column, round(min(0.97, confidence), 4))

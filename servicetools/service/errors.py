@@ -1,0 +1,30 @@
+"""The service's one error type, rendered as the D3 body by the app's handlers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    """An error answered as ``{"error": {"code", "message", "details"}}`` with ``status``."""
+
+    def __init__(
+        self, status: int, code: str, message: str, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+
+def bad_request(message: str, code: str = "invalid_request", **details: Any) -> ApiError:
+    return ApiError(400, code, message, details)
+
+
+def not_found(kind: str, id_: str) -> ApiError:
+    # D2: the same body for unknown and foreign ids, so nothing reveals existence.
+    return ApiError(404, "not_found", f"No {kind} with id {id_!r} was found.", {"id": id_})

@@ -1,0 +1,223 @@
+"""The D5 pipeline: status stages, the engine worker pool, recovery at start.
+
+The engine is CPU-bound and partly pure Python, so it runs in worker *processes*
+(one per core): threads would serialise on the GIL. Synchronous triggers wait on
+the same pool from a request thread, off the event loop; asynchronous triggers
+submit and return at once. Workers write each stage to SQLite themselves, so a
+status query sees progress as it happens.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+from .documents import inspect_document
+from .errors import ApiError
+from .hosted import DownloadError, download
+from .settings import Settings
+from .store import Store
+
+log = logging.getLogger("servicetools.service")
+
+INTERRUPTED = ("interrupted: the service stopped before this extraction finished; "
+               "trigger it again")
+
+
+class PipelineFailure(Exception):
+    """An extraction ended in ``error``; the message is the status message."""
+
+
+class _Stopped(Exception):
+    """The extraction was already closed by someone else (recovery after a restart)."""
+
+
+@dataclass
+class Job:
+    extraction_id: str
+    owner_id: str
+    info: dict[str, Any]
+    configuration: dict[str, Any]
+    classifier: dict[str, Any] | None
+    save: bool
+    content_type: str | None = None  # as declared in the request, if it was
+    data: bytes | None = None  # raw input, already checked at trigger
+    document_storage_id: str = ""  # the vault document (service input, or saved raw input)
+    host_url: str | None = None
+
+
+# -- worker process side ------------------------------------------------------------------
+_worker: dict[str, Any] = {}
+
+
+def _init_worker(settings: Settings) -> None:
+    # Ctrl-C on `servicetools serve` is the parent's business; workers end with it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from .vault import Vault
+
+    store = Store(settings.database_path)
+    _worker.update(settings=settings, store=store, vault=Vault(settings, store),
+                   parent=os.getppid())
+
+
+def _warm_up() -> int:
+    from . import engine  # noqa: F401  (importing the engine is most of a cold start)
+
+    return os.getpid()
+
+
+def run_job(job: Job) -> dict[str, Any]:
+    """Run one extraction through every stage; the extracted data, or `PipelineFailure`."""
+    settings: Settings = _worker["settings"]
+    store: Store = _worker["store"]
+    picked = time.time()
+
+    def stage(status_type: str, message: str = "", ts: float | None = None) -> None:
+        # A worker orphaned by a killed service must stop, not race the new one.
+        if os.getppid() != _worker["parent"] or not store.add_status(
+            job.extraction_id, status_type, message, ts
+        ):
+            raise _Stopped(job.extraction_id)
+
+    try:
+        if job.classifier is None:
+            stage("started")
+        return _run(job, settings, store, stage, picked)
+    except _Stopped:
+        raise PipelineFailure(INTERRUPTED) from None
+    except (PipelineFailure, DownloadError) as exc:
+        message = str(exc)
+    except ApiError as exc:  # a hosted document that breaks the D12 rules
+        message = exc.message
+    except Exception as exc:  # noqa: BLE001  the engine must never take a worker down
+        log.exception("extraction %s failed", job.extraction_id)
+        message = f"internal engine error: {type(exc).__name__}: {exc}"
+    store.add_status(job.extraction_id, "error", message)
+    raise PipelineFailure(message)
+
+
+def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
+         ) -> dict[str, Any]:
+    from . import engine, results
+
+    t0 = time.perf_counter()
+    storage_id = job.document_storage_id
+    if job.host_url is not None:
+        data, name = download(job.host_url, settings)
+        info = inspect_document(data, settings, job.content_type)
+        if job.save:
+            record = _worker["vault"].add(job.owner_id, data, name, "extraction",
+                                          content_type=info.content_type,
+                                          num_pages=info.num_pages)
+            storage_id = record["document_id"]
+        content_type = info.content_type
+    elif job.data is not None:
+        data = job.data
+        content_type = job.content_type or inspect_document(data, settings).content_type
+    else:
+        found = _worker["vault"].read(job.owner_id, job.document_storage_id)
+        if found is None:
+            raise PipelineFailure(f"vault document {job.document_storage_id!r} is gone")
+        record, data = found
+        content_type = record["content_type"]
+    t_acquired = time.perf_counter()
+    try:
+        document = engine.load_document(data, content_type, dpi=settings.render_dpi)
+    except engine.DocumentError as exc:
+        raise PipelineFailure(f"the document cannot be read: {exc.message}") from exc
+    if job.classifier is not None:
+        label, score = engine.classify(document, job.classifier)
+        stage("started", f"classified as {label!r} (score {score:.2f}) by classifier "
+              f"{job.classifier['name']!r}", picked)
+        wanted = job.configuration.get("document_class")
+        if wanted and label != wanted:
+            raise PipelineFailure(
+                f"the document was classified as {label!r} but configuration "
+                f"{job.configuration['name']!r} is for {wanted!r} documents"
+            )
+    stage("doc_converted_to_png", f"{len(document.pages)} page(s) rendered at "
+          f"{settings.render_dpi} dpi")
+    t_rendered = time.perf_counter()
+    groups = engine.group_targets(job.configuration)
+    stage("target_groups_formed", f"{len(groups)} group(s): "
+          + ", ".join(g.search_area for g in groups))
+    stage("extraction_started")
+    extracted = []
+    for group in groups:
+        extracted += engine.extract_group(document, group, job.configuration)
+    stage("extraction_ended")
+    t_extracted = time.perf_counter()
+    data_obj = results.build(job.info, job.configuration, extracted,
+                             storage_id if job.save else "")
+    usage = {
+        "pages": len(document.pages),
+        "ocr_pages": sum(1 for p in document.pages if p.source == "ocr"),
+        "words": sum(len(p.words) for p in document.pages),
+        "seconds": {
+            "acquire": round(t_acquired - t0, 4),
+            "render_and_read": round(t_rendered - t_acquired, 4),
+            "extract": round(t_extracted - t_rendered, 4),
+        },
+    }
+    now = time.time()
+    if not store.finish(job.extraction_id, data_obj if job.save else None, usage,
+                        [("usage_statistics_aggregated", now), ("ended", now)]):
+        raise _Stopped(job.extraction_id)
+    return data_obj
+
+
+# -- service process side ------------------------------------------------------------------
+class Pipeline:
+    """The worker pool, owned by the app; `submit` returns a future of the extracted data."""
+
+    def __init__(self, settings: Settings, store: Store) -> None:
+        self.settings = settings
+        self.store = store
+        self._executor = self._new_executor()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        # spawn, not fork: the service process has threads (uvicorn, sqlite, anyio).
+        return ProcessPoolExecutor(
+            max_workers=self.settings.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(self.settings,),
+        )
+
+    def recover(self) -> int:
+        """D5: close every extraction left running by a stopped service."""
+        ids = self.store.unfinished()
+        for extraction_id in ids:
+            self.store.add_status(extraction_id, "error", INTERRUPTED)
+        return len(ids)
+
+    def warm_up(self) -> None:
+        """Start every worker now, so the first extraction does not pay for imports."""
+        for _ in range(self.settings.workers):
+            self._executor.submit(_warm_up)
+
+    def submit(self, job: Job) -> Future[dict[str, Any]]:
+        try:
+            future = self._executor.submit(run_job, job)
+        except BrokenProcessPool:
+            # A worker died hard (a crash in a native library); start a fresh pool.
+            self._executor = self._new_executor()
+            future = self._executor.submit(run_job, job)
+        future.add_done_callback(lambda f: self._closed(job, f))
+        return future
+
+    def _closed(self, job: Job, future: Future[dict[str, Any]]) -> None:
+        exc = future.exception()
+        if isinstance(exc, BrokenProcessPool):
+            self.store.add_status(job.extraction_id, "error",
+                                  "the engine process stopped unexpectedly")
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,285 @@
+"""Section 4.1-4.6: triggers, result queries, statuses and updates."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import time
+from functools import lru_cache
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+
+from ... import wire
+from .. import outputschema
+from ..deps import CurrentUser, Parts, json_body, parts, show_schema_output
+from ..documents import inspect_document
+from ..errors import ApiError, bad_request, not_found
+from ..hosted import DownloadError, check_url
+from ..pipeline import Job, PipelineFailure
+from ..results import apply_updates
+from ..store import User, new_id
+from ._docs import documented
+
+router = APIRouter(prefix="/extraction", tags=["extraction"])
+
+_DOCUMENT_FIELD = {"raw": "document_raw_data", "hosted": "document_host_url",
+                   "service": "document_storage_id"}
+_EXTENSIONS = {"application/pdf": ".pdf", "image/png": ".png", "image/jpeg": ".jpg"}
+
+
+def _check_trigger(body: dict[str, Any]) -> None:
+    """D4, with a message naming the offending field (JSON Schema's oneOf would not)."""
+    has_name, has_id = "configuration_name" in body, "configuration_id" in body
+    if has_name and has_id:
+        raise bad_request("Give configuration_name or configuration_id, not both.",
+                          fields=["configuration_name", "configuration_id"])
+    if not (has_name or has_id):
+        raise bad_request("configuration_name or configuration_id is required.",
+                          fields=["configuration_name", "configuration_id"])
+    input_type = body.get("input_type")
+    if input_type is None:
+        raise bad_request("input_type is required (raw, hosted or service).",
+                          fields=["input_type"])
+    if input_type not in _DOCUMENT_FIELD:
+        raise bad_request(f"input_type must be raw, hosted or service, not {input_type!r}.",
+                          fields=["input_type"])
+    wanted = _DOCUMENT_FIELD[input_type]
+    others = sorted(f for f in _DOCUMENT_FIELD.values() if f in body and f != wanted)
+    if others:
+        raise bad_request(f"{', '.join(others)} must not be given when input_type is "
+                          f"{input_type!r}; give only {wanted}.", fields=others)
+    if wanted not in body:
+        raise bad_request(f"input_type is {input_type!r}, so {wanted} is required.",
+                          fields=[wanted])
+
+
+def _decode(raw: str) -> bytes:
+    # Line breaks are common in base64 produced by mail-era tools; anything else is an error.
+    compact = "".join(raw.split())
+    try:
+        return base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise bad_request(f"document_raw_data is not valid base64: {exc}.",
+                          "invalid_base64") from exc
+
+
+def _prepare(p: Parts, user: User, body: dict[str, Any], trigger_type: str) -> Job:
+    """Check a trigger request against everything known before the pipeline runs."""
+    if "configuration_id" in body:
+        config = p.catalog.configuration(id_=body["configuration_id"])
+        if config is None:
+            raise not_found("configuration", body["configuration_id"])
+    else:
+        config = p.catalog.configuration(name=body["configuration_name"])
+        if config is None:
+            raise ApiError(404, "not_found",
+                           f"No configuration named {body['configuration_name']!r} was found.",
+                           {"name": body["configuration_name"]})
+    classifier = None
+    if "classifier_id" in body:
+        classifier = p.catalog.classifiers.get(body["classifier_id"])
+        if classifier is None:
+            raise not_found("classifier", body["classifier_id"])
+    # save_extraction is meaningful only for synchronous runs: async ones are always saved.
+    save = trigger_type == "async" or body.get("save_extraction", True)
+    extraction_id = new_id()
+    name = body.get("extraction_name", "")
+    declared = body.get("content_type")
+    job = Job(extraction_id=extraction_id, owner_id=user.id, info={}, configuration=config,
+              classifier=classifier, save=save, content_type=declared)
+    input_type = body["input_type"]
+    if input_type == "raw":
+        data = _decode(body["document_raw_data"])
+        doc = inspect_document(data, p.settings, declared)
+        job.data, job.content_type = data, doc.content_type
+        if save:
+            ext = _EXTENSIONS[doc.content_type]
+            file_name = name if name.lower().endswith(ext) else f"{name or extraction_id}{ext}"
+            record = p.vault.add(user.id, data, file_name, "extraction",
+                                 content_type=doc.content_type, num_pages=doc.num_pages)
+            job.document_storage_id = record["document_id"]
+    elif input_type == "service":
+        stored = p.store.document(user.id, body["document_storage_id"])
+        if stored is None:
+            raise not_found("document", body["document_storage_id"])
+        if declared is not None and declared != stored["content_type"]:
+            raise ApiError(400, "content_type_mismatch",
+                           f"content_type is {declared!r} but the vault document is "
+                           f"{stored['content_type']!r}.",
+                           {"declared": declared, "detected": stored["content_type"]})
+        job.document_storage_id = stored["document_id"]
+    else:
+        try:
+            check_url(body["document_host_url"])
+        except DownloadError as exc:
+            raise bad_request(f"document_host_url: {exc}.", fields=["document_host_url"]) from exc
+        job.host_url = body["document_host_url"]
+    job.info = {
+        "id": new_id(),
+        "api_key_hash": user.key_hash,
+        "extraction_id": extraction_id,
+        "extraction_name": name,
+        "trigger_user_id": user.id,
+        "trigger_unix_timestamp": time.time(),
+        "trigger_type": trigger_type,
+        "input_type": input_type,
+        "extracted_data_saved": bool(save),
+        "used_extraction_configuration_id": config["id"],
+        "used_extraction_configuration_name": config["name"],
+        "preview": False,
+    }
+    p.store.add_extraction(job.info,
+                           delete_after_first_fetch=body.get("delete_after_first_fetch", False))
+    return job
+
+
+async def _trigger_body(request: Request) -> dict[str, Any]:
+    raw = await json_body(request, "trigger_request", check=False)
+    _check_trigger(raw)
+    problems = wire.errors(raw, "trigger_request")
+    if problems:
+        raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
+    return raw
+
+
+@lru_cache(maxsize=64)
+def _compiled(schema_json: str, config_json: str) -> Any:
+    return outputschema.compile_output_schema(json.loads(schema_json), json.loads(config_json))
+
+
+def _present(data: dict[str, Any], schema_output: bool) -> dict[str, Any]:
+    """The extracted data, or the three-part response of 4.1 when asked for."""
+    if not schema_output:
+        return data
+    config = data.get("used_extraction_configuration", {})
+    schema = config.get("output_schema")
+    if not schema:
+        return {"extracted_data": data, "schema_output": {}, "validation": {}}
+    compiled = _compiled(json.dumps(schema, sort_keys=True), json.dumps(config, sort_keys=True))
+    rendered, validation = outputschema.render(compiled, data)
+    return {"extracted_data": data, "schema_output": rendered, "validation": validation}
+
+
+@router.post("/trigger_sync", **documented(
+    "extracted_data", "trigger_request", response_alternatives=("schema_output_response",),
+    errors=(400, 404, 413, 415, 422)))
+async def trigger_sync(request: Request, user: CurrentUser) -> Any:
+    schema_output = show_schema_output(request)
+    body = await _trigger_body(request)
+    p = parts(request)
+    job = await run_in_threadpool(_prepare, p, user, body, "sync")
+    try:
+        data = await asyncio.wrap_future(p.pipeline.submit(job))
+    except PipelineFailure as exc:
+        status = p.store.latest_statuses(user.id, [job.extraction_id]).get(job.extraction_id)
+        raise ApiError(422, "extraction_failed", f"The extraction failed: {exc}",
+                       {"status": status, "extraction_id": job.extraction_id}) from exc
+    return _present(data, schema_output)
+
+
+@router.post("/trigger_async", **documented(
+    "extraction_info", "trigger_request", errors=(400, 404, 413, 415)))
+async def trigger_async(request: Request, user: CurrentUser) -> Any:
+    body = await _trigger_body(request)
+    p = parts(request)
+    job = await run_in_threadpool(_prepare, p, user, body, "async")
+    p.pipeline.submit(job)
+    return job.info
+
+
+def _readable(p: Parts, user: User, extraction_id: str) -> None:
+    """Raise the D6 answer unless the extraction's data can be read now."""
+    row = p.store.extraction(user.id, extraction_id)
+    if row is None:
+        raise not_found("extraction", extraction_id)
+    if not row["saved"]:
+        raise ApiError(404, "extraction_not_saved",
+                       f"Extraction {extraction_id!r} was run with save_extraction false; "
+                       "its data was not stored.", {"id": extraction_id})
+    status = p.store.latest_statuses(user.id, [extraction_id])[extraction_id]
+    if status["status_type"] == "error":
+        raise ApiError(409, "extraction_failed",
+                       f"Extraction {extraction_id!r} failed: {status['message']}",
+                       {"status": status})
+    if status["status_type"] != "ended":
+        raise ApiError(409, "extraction_running",
+                       f"Extraction {extraction_id!r} is still running "
+                       f"({status['status_type']}).", {"status": status})
+    if row["data_state"] == "deleted":
+        raise _deleted(extraction_id)
+
+
+def _deleted(extraction_id: str) -> ApiError:
+    return ApiError(410, "extraction_data_deleted",
+                    f"The data of extraction {extraction_id!r} was deleted after its first "
+                    "fetch.", {"id": extraction_id})
+
+
+def _fetch(p: Parts, user: User, extraction_id: str) -> dict[str, Any]:
+    _readable(p, user, extraction_id)
+    state, data = p.store.take_data(user.id, extraction_id)
+    if data is None:
+        # Lost the race for a delete_after_first_fetch result to a concurrent fetch.
+        raise _deleted(extraction_id)
+    return data
+
+
+@router.get("/result/get/{extraction_id}", **documented(
+    "extracted_data", response_alternatives=("schema_output_response",),
+    errors=(400, 404, 409, 410)))
+def get_result(extraction_id: str, request: Request, user: CurrentUser) -> Any:
+    schema_output = show_schema_output(request)
+    return _present(_fetch(parts(request), user, extraction_id), schema_output)
+
+
+@router.get("/result/list/{extraction_id}", **documented(
+    "targets_list", errors=(404, 409, 410)))
+def list_targets(extraction_id: str, request: Request, user: CurrentUser
+                 ) -> Any:
+    return {"extracted_targets": _fetch(parts(request), user, extraction_id)["extracted_targets"]}
+
+
+@router.post("/status/list", **documented(
+    "status_list_response", "status_list_request", errors=(400, 404)))
+async def list_statuses(request: Request, user: CurrentUser) -> Any:
+    body = await json_body(request, "status_list_request", check=False)
+    ids = body.get("extraction_id_list")
+    if isinstance(ids, list) and len(ids) > wire.MAX_STATUS_IDS:
+        raise bad_request(f"extraction_id_list holds {len(ids)} ids; at most "
+                          f"{wire.MAX_STATUS_IDS} are allowed per request.",
+                          "too_many_ids", count=len(ids), limit=wire.MAX_STATUS_IDS)
+    problems = wire.errors(body, "status_list_request")
+    if problems:
+        raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
+    wanted = list(dict.fromkeys(body["extraction_id_list"]))
+    p = parts(request)
+    found = await run_in_threadpool(p.store.latest_statuses, user.id, wanted)
+    unknown = [i for i in wanted if i not in found]
+    if unknown:
+        raise ApiError(404, "not_found", f"{len(unknown)} extraction id(s) were not found: "
+                       + ", ".join(unknown[:5]) + ("..." if len(unknown) > 5 else ""),
+                       {"unknown_ids": unknown})
+    return {"status_map": {i: found[i] for i in wanted}, "query_unix_timestamp": time.time()}
+
+
+@router.post("/result/update", **documented(
+    "extracted_data", "update_request", response_alternatives=("schema_output_response",),
+    errors=(400, 404, 409, 410)))
+async def update_results(request: Request, user: CurrentUser) -> Any:
+    schema_output = show_schema_output(request)
+    body = await json_body(request, "update_request")
+    p = parts(request)
+
+    def update() -> dict[str, Any]:
+        _readable(p, user, body["extraction_id"])
+        with p.store.editing(user.id, body["extraction_id"]) as data:
+            if data is None:
+                raise _deleted(body["extraction_id"])
+            apply_updates(data, body["updates"])
+            return data
+
+    return _present(await run_in_threadpool(update), schema_output)

@@ -1,0 +1,90 @@
+"""Section 4.7-4.10: the document vault."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from ..deps import CurrentUser, parts
+from ..errors import ApiError, bad_request, not_found
+from ..settings import MIB
+from ._docs import documented
+
+router = APIRouter(prefix="/vault", tags=["vault"])
+
+_UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["uploadFile", "doctype"],
+    "properties": {"uploadFile": {"type": "string", "format": "binary"},
+                   "doctype": {"type": "string"}}}}}}}
+
+
+@router.post("/upload", openapi_extra=_UPLOAD_BODY,
+             **documented("vault_document", errors=(400, 413, 415)))
+async def upload(request: Request, user: CurrentUser) -> Any:
+    p = parts(request)
+    limit = p.settings.max_document_bytes + MIB  # room for the multipart framing
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, "document_too_large",
+                       f"The upload is larger than the limit of "
+                       f"{p.settings.max_document_bytes:,} bytes.",
+                       {"size": int(declared), "limit": p.settings.max_document_bytes})
+    try:
+        form = await request.form(max_files=1, max_fields=10)
+    except Exception as exc:  # noqa: BLE001  python-multipart raises several types
+        raise bad_request(f"The body is not valid multipart form data: {exc}.",
+                          "invalid_multipart") from exc
+    try:
+        file = form.get("uploadFile")
+        doctype = form.get("doctype")
+        if not isinstance(file, UploadFile):
+            raise bad_request("The multipart field uploadFile (the file) is missing.",
+                              fields=["uploadFile"])
+        if not isinstance(doctype, str):
+            raise bad_request("The multipart field doctype (a string) is missing.",
+                              fields=["doctype"])
+        data = await file.read()
+        name = file.filename or "document"
+    finally:
+        await form.close()  # removes the spooled temporary file
+    return await run_in_threadpool(p.vault.add, user.id, data, name, doctype)
+
+
+@router.get("/list", **documented("vault_list", errors=()))
+def list_documents(request: Request, user: CurrentUser) -> Any:
+    docs = parts(request).store.documents(user.id)
+    for doc in docs:
+        del doc["num_pages"]  # 4.8: list entries carry no page count
+    return {"documents": docs}
+
+
+@router.get("/info/{document_id}", **documented("vault_document", errors=(404,)))
+def info(document_id: str, request: Request, user: CurrentUser) -> Any:
+    record = parts(request).store.document(user.id, document_id)
+    if record is None:
+        raise not_found("document", document_id)
+    return record
+
+
+@router.get("/get/{document_id}", responses={
+    200: {"description": "The stored bytes (D12).",
+          "content": {t: {} for t in ("application/pdf", "image/png", "image/jpeg")}},
+    **documented(None, errors=(404,))["responses"]})
+def download(document_id: str, request: Request, user: CurrentUser
+             ) -> Response:
+    found = parts(request).vault.read(user.id, document_id)
+    if found is None:
+        raise not_found("document", document_id)
+    record, data = found
+    name = record["document_name"]
+    # ASCII fallback in filename=, the exact name in filename*= (RFC 6266).
+    ascii_name = name.encode("ascii", "replace").decode().replace('"', "'").replace("?", "_")
+    disposition = f'attachment; filename="{ascii_name}"'
+    if ascii_name != name:
+        disposition += f"; filename*=UTF-8''{quote(name)}"
+    return Response(data, media_type=record["content_type"],
+                    headers={"Content-Disposition": disposition})

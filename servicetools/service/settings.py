@@ -1,0 +1,50 @@
+"""One settings object for the local service; every limit of D12/D14 is a field here."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MIB = 1024 * 1024
+#: The folder holding the bundled ``configurations/`` and ``classifiers/``.
+BUNDLED_DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def _default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything `create_app` needs; tests point ``data_dir`` at a temporary folder."""
+
+    data_dir: Path
+    configurations_dir: Path = BUNDLED_DATA / "configurations"
+    classifiers_dir: Path = BUNDLED_DATA / "classifiers"
+    #: D14: loopback/private/link-local/multicast hosts are refused unless this is set.
+    allow_private_hosts: bool = False
+    max_document_bytes: int = 25 * MIB
+    max_pages: int = 50
+    max_megapixels: float = 50.0
+    hosted_timeout: float = 15.0
+    hosted_max_redirects: int = 3
+    #: Engine worker processes; the engine is CPU-bound, so one per core.
+    workers: int = field(default_factory=_default_workers)
+    render_dpi: int = 150
+    #: A development user created at start with this token (the embedded default).
+    dev_user: str = "dev"
+    dev_token: str | None = None
+
+    @property
+    def max_body_bytes(self) -> int:
+        # base64 grows a document by 4/3; leave room for the JSON around it.
+        return self.max_document_bytes * 4 // 3 + MIB
+
+    @property
+    def database_path(self) -> Path:
+        return self.data_dir / "service.sqlite3"
+
+    @property
+    def vault_dir(self) -> Path:
+        return self.data_dir / "vault"

@@ -1,0 +1,373 @@
+"""SQLite storage (WAL): users and hashed keys, extractions, their status history, results.
+
+Engine worker processes open their own `Store` on the same file; SQLite's locking
+serialises their writes. Every change that must be atomic (first fetch with delete,
+updates, a final status with its data) runs in one ``BEGIN IMMEDIATE`` transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FINAL = ("ended", "error")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS api_keys (
+    hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id),
+    prefix TEXT NOT NULL, created REAL NOT NULL, revoked REAL);
+CREATE TABLE IF NOT EXISTS documents (
+    document_id TEXT PRIMARY KEY, owner_id TEXT NOT NULL, document_name TEXT NOT NULL,
+    document_type TEXT NOT NULL, content_type TEXT NOT NULL, num_pages INTEGER NOT NULL,
+    size INTEGER NOT NULL, sha256 TEXT NOT NULL, upload_ts REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS documents_owner ON documents(owner_id, upload_ts, document_id);
+CREATE TABLE IF NOT EXISTS extractions (
+    extraction_id TEXT PRIMARY KEY, info_json TEXT NOT NULL, owner_id TEXT NOT NULL,
+    delete_after_first_fetch INTEGER NOT NULL, saved INTEGER NOT NULL,
+    -- pending: not finished; present: stored; deleted: fetched once (D6); none: not saved
+    data_state TEXT NOT NULL DEFAULT 'pending', data_json TEXT, usage_json TEXT);
+CREATE INDEX IF NOT EXISTS extractions_owner ON extractions(owner_id);
+CREATE TABLE IF NOT EXISTS statuses (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+    extraction_id TEXT NOT NULL REFERENCES extractions(extraction_id),
+    status_type TEXT NOT NULL, message TEXT NOT NULL, ts REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS statuses_extraction ON statuses(extraction_id, seq);
+"""
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def key_hash(token: str) -> str:
+    """D2: the lowercase hex SHA-256 of the token; only this is stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class User:
+    id: str
+    name: str
+    key_hash: str
+
+
+class Store:
+    """One SQLite file; a connection per thread (sqlite3 connections are not shareable)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        # executescript manages its own transaction (and the schema is idempotent).
+        self._conn().executescript(_SCHEMA)
+
+    # -- plumbing -------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            # isolation_level=None: we issue BEGIN ourselves, so each write knows its bounds.
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _one(self, sql: str, *args: Any) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self._conn().execute(sql, args).fetchone()
+        return row
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # -- users and keys ---------------------------------------------------------------
+    def ensure_user(self, name: str) -> str:
+        with self._tx() as db:
+            row = db.execute("SELECT id FROM users WHERE name = ?", (name,)).fetchone()
+            if row:
+                return str(row["id"])
+            user_id = new_id()
+            db.execute("INSERT INTO users VALUES (?, ?, ?)", (user_id, name, time.time()))
+            return user_id
+
+    def add_key(self, user_name: str, token: str) -> str:
+        """Register ``token`` for the user (created if new); idempotent for a known token."""
+        user_id = self.ensure_user(user_name)
+        digest = key_hash(token)
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO api_keys VALUES (?, ?, ?, ?, NULL)",
+                (digest, user_id, digest[:8], time.time()),
+            )
+        return digest
+
+    def list_keys(self, user_name: str | None = None) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT u.name AS user, k.prefix, k.created, k.revoked FROM api_keys k"
+            " JOIN users u ON u.id = k.user_id"
+        )
+        args: tuple[Any, ...] = ()
+        if user_name is not None:
+            sql += " WHERE u.name = ?"
+            args = (user_name,)
+        rows = self._conn().execute(sql + " ORDER BY k.created", args).fetchall()
+        return [dict(r) for r in rows]
+
+    def revoke_keys(self, user_name: str, prefix: str | None = None) -> int:
+        """Revoke the user's keys (those whose hash starts with ``prefix`` when given)."""
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE api_keys SET revoked = ? WHERE revoked IS NULL AND hash LIKE ?"
+                " AND user_id = (SELECT id FROM users WHERE name = ?)",
+                (time.time(), (prefix or "") + "%", user_name),
+            )
+            return cur.rowcount
+
+    def user_for_token(self, token: str) -> User | None:
+        digest = key_hash(token)
+        row = self._one(
+            "SELECT u.id, u.name FROM api_keys k JOIN users u ON u.id = k.user_id"
+            " WHERE k.hash = ? AND k.revoked IS NULL",
+            digest,
+        )
+        return User(row["id"], row["name"], digest) if row else None
+
+    # -- vault documents ----------------------------------------------------------------
+    def add_document(self, record: dict[str, Any], size: int, sha256: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record["document_id"], record["owner_id"], record["document_name"],
+                    record["document_type"], record["content_type"], record["num_pages"],
+                    size, sha256, record["upload_unix_timestamp"],
+                ),
+            )
+
+    def document(self, owner_id: str, document_id: str) -> dict[str, Any] | None:
+        row = self._one(
+            "SELECT * FROM documents WHERE document_id = ? AND owner_id = ?", document_id, owner_id
+        )
+        return _document_record(row) if row else None
+
+    def document_file(self, owner_id: str, document_id: str) -> tuple[dict[str, Any], str] | None:
+        """The record and the content hash under which the vault keeps the bytes."""
+        row = self._one(
+            "SELECT * FROM documents WHERE document_id = ? AND owner_id = ?", document_id, owner_id
+        )
+        return (_document_record(row), row["sha256"]) if row else None
+
+    def documents(self, owner_id: str) -> list[dict[str, Any]]:
+        rows = self._conn().execute(
+            # D7: oldest first, then by id.
+            "SELECT * FROM documents WHERE owner_id = ? ORDER BY upload_ts, document_id",
+            (owner_id,),
+        ).fetchall()
+        return [_document_record(r) for r in rows]
+
+    # -- extractions --------------------------------------------------------------------
+    def add_extraction(self, info: dict[str, Any], *, delete_after_first_fetch: bool) -> None:
+        """Store the extraction info with its first status, ``not_started``."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO extractions (extraction_id, info_json, owner_id,"
+                " delete_after_first_fetch, saved) VALUES (?, ?, ?, ?, ?)",
+                (
+                    info["extraction_id"], json.dumps(info), info["trigger_user_id"],
+                    int(delete_after_first_fetch), int(info["extracted_data_saved"]),
+                ),
+            )
+            _insert_status(db, info["extraction_id"], "not_started", "",
+                           info["trigger_unix_timestamp"])
+
+    def extraction(self, owner_id: str, extraction_id: str) -> sqlite3.Row | None:
+        return self._one(
+            "SELECT * FROM extractions WHERE extraction_id = ? AND owner_id = ?",
+            extraction_id, owner_id,
+        )
+
+    def set_info(self, extraction_id: str, info: dict[str, Any]) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE extractions SET info_json = ? WHERE extraction_id = ?",
+                (json.dumps(info), extraction_id),
+            )
+
+    def add_status(
+        self, extraction_id: str, status_type: str, message: str = "", ts: float | None = None
+    ) -> bool:
+        """Append a status unless the extraction already ended; False when refused.
+
+        Final statuses are terminal: a worker left over from a stopped service must not
+        revive an extraction that recovery has already marked ``error``.
+        """
+        with self._tx() as db:
+            if _latest_type(db, extraction_id) in FINAL:
+                return False
+            _insert_status(db, extraction_id, status_type, message, ts)
+            return True
+
+    def finish(
+        self,
+        extraction_id: str,
+        data: dict[str, Any] | None,
+        usage: dict[str, Any],
+        stages: list[tuple[str, float]],
+    ) -> bool:
+        """Store the result and the closing statuses in one transaction."""
+        with self._tx() as db:
+            if _latest_type(db, extraction_id) in FINAL:
+                return False
+            db.execute(
+                "UPDATE extractions SET data_json = ?, usage_json = ?, data_state = ?"
+                " WHERE extraction_id = ?",
+                (
+                    json.dumps(data) if data is not None else None, json.dumps(usage),
+                    "present" if data is not None else "none", extraction_id,
+                ),
+            )
+            for status_type, ts in stages:
+                _insert_status(db, extraction_id, status_type, "", ts)
+            return True
+
+    def latest_statuses(self, owner_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The latest status of each of ``ids`` owned by ``owner_id`` (unknown ids absent)."""
+        out: dict[str, dict[str, Any]] = {}
+        conn = self._conn()
+        # Chunked to stay under SQLite's host-parameter limit.
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                "SELECT s.*, e.owner_id FROM statuses s JOIN extractions e"
+                " ON e.extraction_id = s.extraction_id"
+                f" WHERE e.owner_id = ? AND s.extraction_id IN ({marks})"
+                " AND s.seq = (SELECT MAX(seq) FROM statuses t"
+                " WHERE t.extraction_id = s.extraction_id)",
+                (owner_id, *chunk),
+            ).fetchall()
+            for r in rows:
+                out[r["extraction_id"]] = _status_object(r)
+        return out
+
+    def status_history(self, extraction_id: str) -> list[dict[str, Any]]:
+        rows = self._conn().execute(
+            "SELECT s.*, e.owner_id FROM statuses s JOIN extractions e"
+            " ON e.extraction_id = s.extraction_id WHERE s.extraction_id = ? ORDER BY s.seq",
+            (extraction_id,),
+        ).fetchall()
+        return [_status_object(r) for r in rows]
+
+    def take_data(self, owner_id: str, extraction_id: str) -> tuple[str, dict[str, Any] | None]:
+        """Read the data for a fetch; delete it when the extraction asked for that (D6).
+
+        Returns ``(state, data)``; the state is read under the write lock, so of two
+        concurrent first fetches exactly one sees ``present``.
+        """
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT data_state, data_json, delete_after_first_fetch FROM extractions"
+                " WHERE extraction_id = ? AND owner_id = ?",
+                (extraction_id, owner_id),
+            ).fetchone()
+            if row is None or row["data_state"] != "present":
+                return (row["data_state"] if row else "unknown"), None
+            if row["delete_after_first_fetch"]:
+                db.execute(
+                    "UPDATE extractions SET data_state = 'deleted', data_json = NULL"
+                    " WHERE extraction_id = ?",
+                    (extraction_id,),
+                )
+            return "present", json.loads(row["data_json"])
+
+    @contextmanager
+    def editing(self, owner_id: str, extraction_id: str) -> Iterator[dict[str, Any] | None]:
+        """Yield the stored data for an atomic read-modify-write; changes are saved on exit."""
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT data_state, data_json FROM extractions"
+                " WHERE extraction_id = ? AND owner_id = ?",
+                (extraction_id, owner_id),
+            ).fetchone()
+            data = json.loads(row["data_json"]) if row and row["data_state"] == "present" else None
+            yield data
+            if data is not None:
+                db.execute(
+                    "UPDATE extractions SET data_json = ? WHERE extraction_id = ?",
+                    (json.dumps(data), extraction_id),
+                )
+
+    def unfinished(self) -> list[str]:
+        """Extractions whose latest status is not final (running when the service stopped)."""
+        rows = self._conn().execute(
+            "SELECT s.extraction_id FROM statuses s WHERE s.seq = (SELECT MAX(seq)"
+            " FROM statuses t WHERE t.extraction_id = s.extraction_id)"
+            " AND s.status_type NOT IN ('ended', 'error')"
+        ).fetchall()
+        return [r["extraction_id"] for r in rows]
+
+
+def _insert_status(
+    db: sqlite3.Connection, extraction_id: str, status_type: str, message: str, ts: float | None
+) -> None:
+    db.execute(
+        "INSERT INTO statuses (id, extraction_id, status_type, message, ts) VALUES (?, ?, ?, ?, ?)",
+        (new_id(), extraction_id, status_type, message, time.time() if ts is None else ts),
+    )
+
+
+def _latest_type(db: sqlite3.Connection, extraction_id: str) -> str | None:
+    row = db.execute(
+        "SELECT status_type FROM statuses WHERE extraction_id = ? ORDER BY seq DESC LIMIT 1",
+        (extraction_id,),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def _status_object(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "status_type": row["status_type"],
+        "message": row["message"],
+        "creation_unix_timestamp": row["ts"],
+        "extraction_id": row["extraction_id"],
+        "trigger_user_id": row["owner_id"],
+    }
+
+
+def _document_record(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "document_id": row["document_id"],
+        "document_name": row["document_name"],
+        "document_type": row["document_type"],
+        "content_type": row["content_type"],
+        "owner_id": row["owner_id"],
+        "upload_unix_timestamp": row["upload_ts"],
+        "num_pages": row["num_pages"],
+    }

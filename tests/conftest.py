@@ -1,0 +1,42 @@
+"""Shared fixtures: the real local service over loopback, its users, sample documents."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from servicetools import LocalService
+
+from .helpers import Api, create_key, make_invoice_pdf, render_png, to_jpeg
+
+
+@pytest.fixture(scope="session")
+def service() -> Iterator[LocalService]:
+    with LocalService() as svc:
+        yield svc
+
+
+@pytest.fixture(scope="session")
+def api(service: LocalService) -> Api:
+    return Api(service.base_url, service.token)
+
+
+@pytest.fixture(scope="session")
+def other_api(service: LocalService) -> Api:
+    return Api(service.base_url, create_key(service.data_dir, "other"))
+
+
+@pytest.fixture(scope="session")
+def invoice_pdf() -> bytes:
+    return make_invoice_pdf()
+
+
+@pytest.fixture(scope="session")
+def invoice_png(invoice_pdf: bytes) -> bytes:
+    return render_png(invoice_pdf)
+
+
+@pytest.fixture(scope="session")
+def invoice_jpeg(invoice_png: bytes) -> bytes:
+    return to_jpeg(invoice_png)
