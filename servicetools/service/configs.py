@@ -26,8 +26,13 @@ def target_name(target: dict[str, Any]) -> str:
 
 def check_configuration(config: Any) -> list[str]:
     """Every problem of a configuration object, each a readable line naming its place."""
-    problems = wire.errors(config, "configuration")
-    if problems or not isinstance(config, dict):
+    if not isinstance(config, dict):
+        return wire.errors(config, "configuration")
+    # The output schema is judged by its own checker, which speaks D11's three error
+    # kinds and also takes the JSON or XML text form.
+    problems = wire.errors({k: v for k, v in config.items() if k != "output_schema"},
+                           "configuration")
+    if problems:
         return problems
     areas = config.get("search_areas") or {}
     seen_ids: set[str] = set()
@@ -88,6 +93,9 @@ class Catalog:
             problems = check_configuration(config)
             if problems:
                 raise ConfigError(f"{path}: " + "; ".join(problems))
+            if "output_schema" in config:
+                # Stored as the object form, whatever form the file used (D11).
+                config["output_schema"] = outputschema.load_output_schema(config["output_schema"])
             if config["id"] in catalog.configurations or catalog.configuration(
                 name=config["name"]
             ):

@@ -1,0 +1,93 @@
+"""``servicetools keys`` and ``servicetools config check``, run as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servicetools import LocalService
+
+from ..helpers import ROOT, Api, create_key
+
+CONFIGS = ROOT / "data" / "configurations"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "servicetools", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_keys_create_list_revoke(service: LocalService) -> None:
+    token = create_key(service.data_dir, "carol")
+    api = Api(service.base_url, token)
+    assert api.get("/vault/list").status_code == 200
+    listing = run("keys", "list", "--user", "carol", "--data-dir", str(service.data_dir))
+    assert "carol" in listing.stdout and "active" in listing.stdout
+    assert token not in listing.stdout  # only hashes are stored, never shown again
+    revoked = run("keys", "revoke", "--user", "carol", "--data-dir", str(service.data_dir))
+    assert revoked.returncode == 0 and "revoked 1" in revoked.stdout
+    resp = api.get("/vault/list")
+    assert resp.status_code == 401 and resp.json()["error"]["code"] == "unauthorized"
+
+
+def test_keys_create_needs_a_user() -> None:
+    assert run("keys", "create").returncode == 2
+
+
+def test_config_check_accepts_the_bundled_configurations() -> None:
+    out = run("config", "check", *map(str, sorted(CONFIGS.glob("*.json"))))
+    assert out.returncode == 0, out.stdout
+    assert out.stdout.count(": ok") == len(list(CONFIGS.glob("*.json")))
+
+
+def _variant(tmp_path: Path, output_schema: object) -> Path:
+    config = json.loads((CONFIGS / "invoices.json").read_text())
+    config["output_schema"] = output_schema
+    path = tmp_path / "variant.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+@pytest.mark.parametrize(("schema", "kind", "place"), [
+    ("[1, 2]", "Invalid schema", "$"),
+    ({"a": {"b": "fields.[bad"}}, "Parsing error", "$.a.b"),
+    ({"n": "fields.\"Invoice Nmber\""}, "Binding error", "$.n"),
+    ({"c": "records.\"Line Items\"[*].Colour"}, "Binding error", "$.c"),
+])
+def test_config_check_reports_output_schema_errors(tmp_path: Path, schema: object, kind: str,
+                                                   place: str) -> None:
+    out = run("config", "check", str(_variant(tmp_path, schema)))
+    assert out.returncode == 1
+    assert kind in out.stdout and place in out.stdout, out.stdout
+
+
+def test_config_check_reports_bad_targets(tmp_path: Path) -> None:
+    config = json.loads((CONFIGS / "invoices.json").read_text())
+    config["extraction_targets"][0]["search_area"] = "nowhere"
+    (tmp_path / "area.json").write_text(json.dumps(config))
+    out = run("config", "check", str(tmp_path / "area.json"))
+    assert out.returncode == 1 and "extraction_targets[0]" in out.stdout
+    assert "'nowhere' is not in search_areas" in out.stdout
+    config = json.loads((CONFIGS / "invoices.json").read_text())
+    config["extraction_targets"][1]["validation_tree"]["rule_groups"][0]["rules"] = [
+        {"type": "regex", "pattern": "[unclosed"}]
+    (tmp_path / "regex.json").write_text(json.dumps(config))
+    out = run("config", "check", str(tmp_path / "regex.json"))
+    assert out.returncode == 1
+    assert "extraction_targets[1].validation_tree" in out.stdout and "[unclosed" in out.stdout
+    (tmp_path / "broken.json").write_text("{not json")
+    assert "not valid JSON" in run("config", "check", str(tmp_path / "broken.json")).stdout
+
+
+def test_serve_refuses_a_bad_configuration_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    (folder / "broken.json").write_text(json.dumps({"id": "x", "name": "x"}))
+    out = run("serve", "--data-dir", str(tmp_path / "d"), "--configurations", str(folder),
+              "--port", "0")
+    assert out.returncode == 2
+    assert "broken.json" in out.stderr
