@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
@@ -15,17 +16,13 @@ def test_two_concurrent_first_fetches(api: Api, invoice_pdf: bytes) -> None:
            ["extraction_id"] for _ in range(8)]
     for extraction_id in ids:
         assert api.wait(extraction_id)["status_type"] == "ended"
-    for extraction_id in ids:
-        barrier = threading.Barrier(2)
-        results: list[requests.Response] = []
+    with ThreadPoolExecutor(2) as pool:
+        for extraction_id in ids:
+            barrier = threading.Barrier(2)  # both requests leave together
 
-        def fetch(path: str, eid: str = extraction_id, b: threading.Barrier = barrier) -> None:
-            b.wait()
-            results.append(api.get(f"/extraction/result/{path}/{eid}"))
+            def fetch(eid: str, start: threading.Barrier = barrier) -> requests.Response:
+                start.wait()
+                return api.get(f"/extraction/result/get/{eid}")
 
-        threads = [threading.Thread(target=fetch, args=(p,)) for p in ("get", "get")]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert sorted(r.status_code for r in results) == [200, 410]
+            answers = list(pool.map(fetch, [extraction_id] * 2))
+            assert sorted(r.status_code for r in answers) == [200, 410]

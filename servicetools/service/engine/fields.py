@@ -115,6 +115,8 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                 # One word more or less than the alias: OCR merges and splits words.
                 for end in range(start + 1, min(len(keys), start + size + 1) + 1):
                     phrase = "".join(keys[start:end])
+                    if len(phrase) > 1.25 * len(key) + 1:
+                        break  # longer windows only drift further from the label
                     score = _label_score(key, phrase)
                     if score and (start in starts or line.words[end - 1].text[-1] in ":#"):
                         found.append(Label(target_id, key, index, start, end, score))
@@ -141,7 +143,7 @@ def _phrase_starts(line: Line) -> set[int]:
 def _label_score(key: str, phrase: str) -> float:
     if phrase == key:
         return 1.0
-    if len(key) < _EXACT_BELOW:
+    if len(key) < _EXACT_BELOW or abs(len(key) - len(phrase)) > 0.25 * len(key):
         return 0.0
     score = fuzz.ratio(key, phrase) / 100
     return score if score >= _FUZZY_THRESHOLD else 0.0

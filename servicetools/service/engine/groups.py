@@ -10,7 +10,7 @@ from .fields import extract_fields
 from .lines import area_lines
 from .pages import Document
 from .results import EngineTarget
-from .tables import extract_table, find_header
+from .tables import extract_table, header_bands
 
 
 @dataclass(frozen=True)
@@ -44,22 +44,24 @@ def extract_group(
     every_field = [
         t for t in configuration.get("extraction_targets", []) if t.get("type") == "field"
     ]
-    schemas = [
-        list(t.get("header_schema") or [])
+    # Header rows of every table: needed for the group's tables, and to keep column
+    # headers ("Amount") from passing as field labels.
+    headers = {
+        str(t.get("id", "")): header_bands(lines, t)
         for t in configuration.get("extraction_targets", [])
         if t.get("type") == "table"
-    ]
-    headers = frozenset(
-        index
-        for index, line in enumerate(lines)
-        if any(schema and find_header(line, schema) for schema in schemas)
+    }
+    header_lines = frozenset(
+        index for bands in headers.values() for index, b in enumerate(bands) if b is not None
     )
-    values = extract_fields(lines, field_targets, every_field, headers) if field_targets else {}
+    values = (
+        extract_fields(lines, field_targets, every_field, header_lines) if field_targets else {}
+    )
     results = []
     for target in group.targets:
         target_id = str(target.get("id", ""))
         if target.get("type") == "table":
-            cells = extract_table(lines, target)
+            cells = extract_table(lines, target, headers.get(target_id))
             confidence = statistics.fmean(c.confidence for c in cells) if cells else 0.0
             results.append(EngineTarget(target_id, "table", round(confidence, 4), [], cells))
         else:

@@ -53,13 +53,15 @@ def ocr_words(image: Image) -> list[Word]:
 def _segment_words(item: Any, width: float, height: float) -> list[Word]:
     box, text, score = item[0], str(item[1]), float(item[2])
     ys = [float(p[1]) for p in box]
-    y0, y1 = min(ys) / height, max(ys) / height
+    # Detection boxes are padded and may reach past the image's edges.
+    y0, y1 = max(0.0, min(ys) / height), min(1.0, max(ys) / height)
     chars = list(item[4]) if len(item) > 4 and item[4] else []
     char_boxes = item[3] if len(item) > 3 and item[3] else []
     char_scores = list(item[5]) if len(item) > 5 and item[5] else []
     if len(chars) != len(char_boxes) or "".join(chars) != text or not chars:
         xs = [float(p[0]) for p in box]
-        return _proportional_words(text, min(xs) / width, max(xs) / width, y0, y1, score)
+        x0, x1 = max(0.0, min(xs) / width), min(1.0, max(xs) / width)
+        return _proportional_words(text, x0, x1, y0, y1, score)
     spans = [(min(float(p[0]) for p in b), max(float(p[0]) for p in b)) for b in char_boxes]
     median_width = statistics.median(max(1.0, b - a) for a, b in spans)
     groups: list[list[int]] = [[]]
@@ -79,9 +81,9 @@ def _segment_words(item: Any, width: float, height: float) -> list[Word]:
         words.append(
             Word(
                 text=piece,
-                x0=min(spans[i][0] for i in group) / width,
+                x0=max(0.0, min(spans[i][0] for i in group) / width),
                 y0=y0,
-                x1=max(spans[i][1] for i in group) / width,
+                x1=min(1.0, max(spans[i][1] for i in group) / width),
                 y1=y1,
                 confidence=min(score, statistics.fmean(scores)),
             )

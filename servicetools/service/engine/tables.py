@@ -109,21 +109,34 @@ def find_header(line: Line, schema: list[dict[str, Any]]) -> list[Band] | None:
     return bands
 
 
-def extract_table(lines: list[Line], target: dict[str, Any]) -> list[EngineCell]:
-    """Cells of every table of the target, by table, row and column."""
+def header_bands(lines: list[Line], target: dict[str, Any]) -> list[list[Band] | None]:
+    """For each line, its column bands if it is a header row of the table target."""
+    schema = list(target.get("header_schema") or [])
+    return [find_header(line, schema) if schema else None for line in lines]
+
+
+def extract_table(
+    lines: list[Line], target: dict[str, Any], headers: list[list[Band] | None] | None = None
+) -> list[EngineCell]:
+    """Cells of every table of the target, by table, row and column.
+
+    `headers` is header_bands(lines, target) when the caller has it already.
+    """
     schema = list(target.get("header_schema") or [])
     if not schema:
         return []
+    if headers is None:
+        headers = header_bands(lines, target)
     trees = {int(c.get("position", 0)): c.get("extracted_value_validation_tree") for c in schema}
     cells: list[EngineCell] = []
     table = 0
     index = 0
     while index < len(lines):
-        bands = find_header(lines[index], schema)
+        bands = headers[index]
         if bands is None:
             index += 1
             continue
-        rows, index = _rows(lines, Header(index, bands, lines[index].height), schema)
+        rows, index = _rows(lines, Header(index, bands, lines[index].height), headers)
         if not rows:
             continue
         for row_number, row in enumerate(rows):
@@ -139,7 +152,7 @@ _Row = dict[int, list[tuple[Word, float, int]]]  # column -> (word, band fit, li
 
 
 def _rows(
-    lines: list[Line], header: Header, schema: list[dict[str, Any]]
+    lines: list[Line], header: Header, headers: list[list[Band] | None]
 ) -> tuple[list[_Row], int]:
     """Rows under the header, and the index of the first line after the table."""
     rows: list[_Row] = []
@@ -152,7 +165,7 @@ def _rows(
             break
         height = max(header.height, line.height)
         gap = line.y0 - previous.y1
-        if gap > _END_GAP * height or find_header(line, schema) is not None:
+        if gap > _END_GAP * height or headers[index] is not None:
             break
         placed = _place(line, header.bands, index)
         if placed is None:
