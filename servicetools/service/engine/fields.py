@@ -28,6 +28,7 @@ from .shapes import Shape, shape_of, validates
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
 _LABEL_CHARS = re.compile(r"[^0-9a-z#]+")
+_RATE = re.compile(r"\(?\d+(?:[.,]\d+)?\s?%\)?:?")
 # Short labels ("Tax", "Due", "VAT") fuzzily match too many ordinary words.
 _EXACT_BELOW = 5
 _FUZZY_THRESHOLD = 0.9
@@ -36,7 +37,7 @@ _SHAPE_ONLY = 0.4
 _BELOW = 0.9
 _BELOW_BARE = 0.7
 # Gaps in units of the line's mean character width.
-_MAX_LABEL_GAP = 30.0
+_MAX_LABEL_GAP = 50.0
 _MAX_WORD_GAP = 3.0
 _PHRASE_GAP = 1.5
 
@@ -114,6 +115,8 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                     continue
                 # One word more or less than the alias: OCR merges and splits words.
                 for end in range(start + 1, min(len(keys), start + size + 1) + 1):
+                    if end - 1 > start and end - 1 in starts:
+                        break  # a label does not reach across a column gap
                     phrase = "".join(keys[start:end])
                     if len(phrase) > 1.25 * len(key) + 1:
                         break  # longer windows only drift further from the label
@@ -195,9 +198,10 @@ def _shape(target: dict[str, Any]) -> Shape:
 def _candidate(
     lines: list[Line], label: Label, covered: set[tuple[int, int]], target: dict[str, Any]
 ) -> Candidate | None:
-    words = _right_of(lines[label.line], label, covered)
-    placement = 1.0
+    shape = _shape(target)
     line = label.line
+    placement = 1.0
+    words = _pick(_right_of(lines[label.line], label, covered), shape)
     if not words:
         words, line = _below(lines, label, covered)
         # A label without a colon above a value is as often a table's column header.
@@ -205,10 +209,15 @@ def _candidate(
         placement = _BELOW if colon else _BELOW_BARE
     if not words:
         return None
-    shape = _shape(target)
     text = _trim_to_shape(" ".join(w.text for w in words), shape)
     if not text:
         return None
+    tree = target.get("validation_tree")
+    valid = validates(text, tree)
+    if valid is False:
+        respaced = _respace(text)
+        if respaced != text and validates(respaced, tree):
+            text, valid = respaced, True
     return Candidate(
         target_id=label.target_id,
         text=text,
@@ -218,8 +227,23 @@ def _candidate(
         placement=placement,
         specificity=len(label.key),
         shape_fit=shape.fits(text),
-        valid=validates(text, target.get("validation_tree")),
+        valid=valid,
     )
+
+
+def _respace(text: str) -> str:
+    """Spaces OCR dropped inside dates and amounts: "August27,2023" -> "August 27, 2023"."""
+    text = re.sub(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
+    return re.sub(r",(?=\d{4}\b)", ", ", text)
+
+
+def _pick(phrases: list[list[Word]], shape: Shape) -> list[Word]:
+    """The first phrase of the field's shape ("Total ..... 1,500.00"), else the first one."""
+    if shape.pattern is not None:
+        for phrase in phrases:
+            if shape.find(" ".join(w.text for w in phrase)):
+                return phrase
+    return phrases[0] if phrases else []
 
 
 def _char_width(line: Line) -> float:
@@ -240,16 +264,23 @@ def _run(words: list[Word], start_x: float, char: float, first_gap: float) -> in
     return count
 
 
-def _right_of(line: Line, label: Label, covered: set[tuple[int, int]]) -> list[Word]:
+def _right_of(line: Line, label: Label, covered: set[tuple[int, int]]) -> list[list[Word]]:
+    """Phrases right of the label, up to the next label or a long way off."""
     char = _char_width(line)
-    rest = line.words[label.end :]
-    words: list[Word] = []
-    count = _run(rest, line.words[label.end - 1].x1, char, _MAX_LABEL_GAP * char)
-    for offset, word in enumerate(rest[:count]):
+    start = previous = line.words[label.end - 1].x1
+    phrases: list[list[Word]] = []
+    for offset, word in enumerate(line.words[label.end :]):
+        if not phrases and _RATE.fullmatch(word.text):
+            continue  # "Sales Tax 20%: 1.815,49 EUR", "GST (25%): $80.00"
         if (label.line, label.end + offset) in covered or _label_like(word):
             break
-        words.append(word)
-    return words
+        if word.x0 - start > _MAX_LABEL_GAP * char:
+            break
+        if not phrases or word.x0 - previous > _MAX_WORD_GAP * char:
+            phrases.append([])
+        phrases[-1].append(word)
+        previous = word.x1
+    return phrases
 
 
 def _below(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import statistics
 import threading
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from .pages import Word
@@ -52,10 +53,12 @@ def ocr_words(image: Image) -> list[Word]:
 
 def _segment_words(item: Any, width: float, height: float) -> list[Word]:
     box, text, score = item[0], str(item[1]), float(item[2])
+    # The recogniser is trained on Chinese too: it may return "，" or "：" for "," or ":".
+    text = unicodedata.normalize("NFKC", text)
     ys = [float(p[1]) for p in box]
     # Detection boxes are padded and may reach past the image's edges.
     y0, y1 = max(0.0, min(ys) / height), min(1.0, max(ys) / height)
-    chars = list(item[4]) if len(item) > 4 and item[4] else []
+    chars = [unicodedata.normalize("NFKC", c) for c in item[4]] if len(item) > 4 and item[4] else []
     char_boxes = item[3] if len(item) > 3 and item[3] else []
     char_scores = list(item[5]) if len(item) > 5 and item[5] else []
     if len(chars) != len(char_boxes) or "".join(chars) != text or not chars:

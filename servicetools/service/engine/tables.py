@@ -76,19 +76,36 @@ def _matching_columns(text: str, schema: list[dict[str, Any]]) -> list[int]:
     return matches
 
 
+def _segments(
+    group: list[Word], schema: list[dict[str, Any]]
+) -> list[tuple[list[Word], list[int]]]:
+    """A phrase as header cells: whole if it matches a column, else its longest matching runs.
+
+    Monospaced headers ("Qty Unit Price Amount") put one space between columns.
+    """
+    found = _matching_columns(" ".join(w.text for w in group), schema)
+    if found or len(group) == 1:
+        return [(group, found)]
+    segments: list[tuple[list[Word], list[int]]] = []
+    start = 0
+    while start < len(group):
+        for end in range(len(group), start, -1):
+            run = group[start:end]
+            found = _matching_columns(" ".join(w.text for w in run), schema)
+            if found or end == start + 1:
+                segments.append((run, found))
+                start = end
+                break
+    return segments
+
+
 def find_header(line: Line, schema: list[dict[str, Any]]) -> list[Band] | None:
     """Column bands when at least two columns (or the only one) match phrases of the line."""
-    groups = phrases(line)
-    if len(groups) < min(2, len(schema)):
+    if len(line.words) < min(2, len(schema)):
         return None
-    options: list[list[int]] = []
-    for group in groups:
-        found = _matching_columns(" ".join(w.text for w in group), schema)
-        if not found and len(group) > 1:
-            # "Item Description" holds a matching word but does not match as a whole.
-            for word in group:
-                found += [c for c in _matching_columns(word.text, schema) if c not in found]
-        options.append(found)
+    segments = [segment for group in phrases(line) for segment in _segments(group, schema)]
+    groups = [words for words, _ in segments]
+    options = [found for _, found in segments]
     assigned: dict[int, int] = {}
     columns = sorted({c for found in options for c in found})
     # Columns that fewer phrases can take choose first; ties go to the leftmost phrase.
@@ -163,6 +180,11 @@ def _rows(
         line = lines[index]
         if line.page != top.page or _TOTALS.match(line.text):
             break
+        if not any(ch.isalnum() for ch in line.text):
+            if rows:
+                break  # a rule of dashes under the items
+            index += 1
+            continue
         height = max(header.height, line.height)
         gap = line.y0 - previous.y1
         if gap > _END_GAP * height or headers[index] is not None:
@@ -184,16 +206,33 @@ def _place(line: Line, bands: list[Band], index: int) -> _Row | None:
     """Words by column; None when the line does not sit under the table (left of it)."""
     if line.words[0].center_x < bands[0].x0:
         return None
+    chars = sum(len(w.text) for w in line.words)
+    char = sum(w.x1 - w.x0 for w in line.words) / max(1, chars)
     placed: _Row = {}
+    previous: tuple[Word, Band] | None = None
     for word in line.words:
-        for band in bands:
-            if band.x0 <= word.center_x < band.x1:
-                if band.column is not None:
-                    width = max(1e-9, word.x1 - word.x0)
-                    inside = min(word.x1, band.x1) - max(word.x0, band.x0)
-                    placed.setdefault(band.column, []).append((word, inside / width, index))
-                break
+        band = next((b for b in bands if b.x0 <= word.center_x < b.x1), None)
+        if previous is not None and _same_text(previous[0], word, char):
+            band = previous[1]  # a long description runs on past its column's band
+        if band is None:
+            continue
+        previous = (word, band)
+        if band.column is not None:
+            width = max(1e-9, word.x1 - word.x0)
+            inside = max(0.0, min(word.x1, band.x1) - max(word.x0, band.x0))
+            placed.setdefault(band.column, []).append((word, inside / width, index))
     return placed
+
+
+def _same_text(before: Word, word: Word, char: float) -> bool:
+    """Words of running text: close together and neither of them a number."""
+    from ..validation import parse_number
+
+    return (
+        word.x0 - before.x1 <= _PHRASE_GAP * char
+        and parse_number(before.text) is None
+        and parse_number(word.text) is None
+    )
 
 
 def _continues(row: _Row, placed: _Row, gap: float, height: float) -> bool:

@@ -1,0 +1,203 @@
+import copy
+from typing import Any
+
+import pytest
+
+from servicetools.service.engine import (
+    Document,
+    EngineTarget,
+    Page,
+    TargetGroup,
+    Word,
+    extract_group,
+    group_targets,
+    load_document,
+)
+from servicetools.service.engine.fields import label_aliases
+
+EXPECTED_INVOICE = {
+    "t-invoice-number": "INV-2024-0012",
+    "t-invoice-date": "2024-03-15",
+    "t-due-date": "2024-04-14",
+    "t-vendor": "Acme Supplies Ltd",
+    "t-customer": "Globex Corporation",
+    "t-subtotal": "1,250.00",
+    "t-tax": "250.00",
+    "t-total": "1,500.00",
+}
+
+
+def extract_all(document: Document, configuration: dict[str, Any]) -> dict[str, EngineTarget]:
+    return {
+        target.target_id: target
+        for group in group_targets(configuration)
+        for target in extract_group(document, group, configuration)
+    }
+
+
+def field_values(targets: dict[str, EngineTarget]) -> dict[str, str]:
+    return {key: target.values[0].text for key, target in targets.items() if target.type == "field"}
+
+
+def line_document(*lines: str | tuple[str, float]) -> Document:
+    """A one-page document of text lines; a tuple gives the line's x position."""
+    words = []
+    for number, line in enumerate(lines):
+        text, x = (line, 0.05) if isinstance(line, str) else line
+        y = 0.05 + 0.03 * number
+        for token in text.split():
+            width = 0.012 * len(token)
+            words.append(Word(token, x, y, x + width, y + 0.015))
+            x += width + 0.006
+    return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+
+
+def test_group_targets_by_search_area_in_first_appearance_order(
+    invoices_config: dict[str, Any],
+) -> None:
+    groups = group_targets(invoices_config)
+    assert [(g.id, g.search_area) for g in groups] == [("header", "header"), ("all", "all")]
+    assert [t["id"] for t in groups[0].targets] == [
+        "t-invoice-number",
+        "t-invoice-date",
+        "t-due-date",
+        "t-vendor",
+        "t-customer",
+    ]
+    assert [t["id"] for t in groups[1].targets] == [
+        "t-subtotal",
+        "t-tax",
+        "t-total",
+        "t-line-items",
+    ]
+
+
+def test_aliases_are_the_name_and_the_quoted_phrases(invoices_config: dict[str, Any]) -> None:
+    target = invoices_config["extraction_targets"][0]
+    assert label_aliases(target) == ["Invoice Number", "Invoice No", "Invoice #", "Inv. No"]
+
+
+def test_invoice_fields_from_the_text_layer(
+    invoice_pdf: bytes, invoices_config: dict[str, Any]
+) -> None:
+    targets = extract_all(load_document(invoice_pdf, "application/pdf"), invoices_config)
+    assert field_values(targets) == EXPECTED_INVOICE
+    assert all(len(t.values) == 1 for t in targets.values() if t.type == "field")
+    assert all(t.confidence >= 0.85 for t in targets.values())
+    # Right of its label beats below it ("Bill To:" has its value on the next line).
+    assert targets["t-customer"].confidence < targets["t-vendor"].confidence
+
+
+def test_fields_on_the_second_page_are_found(
+    two_page_pdf: bytes, invoices_config: dict[str, Any]
+) -> None:
+    values = field_values(
+        extract_all(load_document(two_page_pdf, "application/pdf"), invoices_config)
+    )
+    assert values["t-total"] == values["t-subtotal"] == "4,650.00"
+    assert values["t-tax"] == "0.00"
+    assert values["t-invoice-number"] == "INV-2024-0012"
+
+
+def test_a_document_without_labels_gives_empty_low_confidence_values(
+    letter_pdf: bytes, invoices_config: dict[str, Any]
+) -> None:
+    targets = extract_all(load_document(letter_pdf, "application/pdf"), invoices_config)
+    for target in targets.values():
+        if target.type == "field":
+            assert [v.text for v in target.values] == [""]
+            assert target.values[0].confidence <= 0.1
+            assert target.confidence <= 0.1
+        else:
+            assert (target.cells, target.confidence) == ([], 0.0)
+
+
+def test_search_area_restricts_the_words(invoices_config: dict[str, Any]) -> None:
+    # The header area is the top half of page 1: a label below it does not count.
+    document = line_document(*["filler"] * 20, "Invoice No: INV-9")
+    [target, *_] = extract_group(document, group_targets(invoices_config)[0], invoices_config)
+    assert (target.target_id, target.values[0].text) == ("t-invoice-number", "")
+    whole = TargetGroup("all", "all", group_targets(invoices_config)[0].targets)
+    [target, *_] = extract_group(document, whole, invoices_config)
+    assert target.values[0].text == "INV-9"
+
+
+def test_most_specific_label_wins(invoices_config: dict[str, Any]) -> None:
+    document = line_document("Total Due: 99.00", "Sub-total 80.00", "Date 01.02.2024")
+    targets = extract_all(document, invoices_config)
+    values = field_values(targets)
+    assert values["t-total"] == "99.00"
+    assert values["t-subtotal"] == "80.00"
+    assert values["t-invoice-date"] == "01.02.2024"
+    assert values["t-due-date"] == ""  # the "Due" of "Total Due" is not its label
+    assert targets["t-total"].confidence > 0.9
+
+
+def test_value_stops_at_the_next_label_and_at_a_wide_gap(invoices_config: dict[str, Any]) -> None:
+    document = line_document(
+        "Vendor: Initech Date: 2024-05-06", "Customer: Umbrella Corp", ("Page 1", 0.8)
+    )
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-vendor"] == "Initech"
+    assert values["t-invoice-date"] == "2024-05-06"
+    assert values["t-customer"] == "Umbrella Corp"
+
+
+def test_fuzzy_labels_and_space_insensitive_matching(invoices_config: dict[str, Any]) -> None:
+    document = line_document("InvoiceNumbr: A-17", "BillTo: Wayne Enterprises")
+    targets = extract_all(document, invoices_config)
+    assert targets["t-invoice-number"].values[0].text == "A-17"
+    assert targets["t-customer"].values[0].text == "Wayne Enterprises"
+    # The misspelt label lowers the confidence.
+    assert targets["t-invoice-number"].confidence < targets["t-customer"].confidence
+
+
+def test_values_that_validate_are_preferred(invoices_config: dict[str, Any]) -> None:
+    document = line_document("Total: see attachment", "Grand Total: 12.00")
+    target = extract_all(document, invoices_config)["t-total"]
+    assert target.values[0].text == "12.00"
+    assert 0.5 < target.confidence < 0.95  # a weak rival was there
+
+
+def test_shape_fallback_only_when_unambiguous(invoices_config: dict[str, Any]) -> None:
+    configuration = copy.deepcopy(invoices_config)
+    configuration["extraction_targets"] = [
+        t for t in configuration["extraction_targets"] if t["id"] in ("t-invoice-number", "t-total")
+    ]
+    for target in configuration["extraction_targets"]:
+        target["search_area"], target["search_area_type"] = "all", "all"
+    one = field_values(extract_all(line_document("Ref INV-2024-0099", "Pay 7.50"), configuration))
+    assert one == {"t-invoice-number": "INV-2024-0099", "t-total": "7.50"}
+    targets = extract_all(line_document("Ref INV-2024-0099", "Pay 7.50"), configuration)
+    assert all(t.confidence <= 0.4 for t in targets.values())
+    two = field_values(extract_all(line_document("Pay 7.50 or 8.00"), configuration))
+    assert two["t-total"] == ""
+    # Two unlabelled date fields cannot share out one lone date.
+    dates = field_values(extract_all(line_document("Issued 2024-03-15"), invoices_config))
+    assert dates["t-invoice-date"] == dates["t-due-date"] == ""
+
+
+def test_multiple_values_in_reading_order(invoices_config: dict[str, Any]) -> None:
+    configuration = copy.deepcopy(invoices_config)
+    target = next(t for t in configuration["extraction_targets"] if t["id"] == "t-due-date")
+    target["is_multiple"] = True
+    document = line_document("Due Date: 2024-04-14", "notes", "Due Date: 2024-05-14")
+    values = extract_all(document, configuration)["t-due-date"].values
+    assert [v.text for v in values] == ["2024-04-14", "2024-05-14"]
+    assert all(v.confidence > 0.9 for v in values)
+
+
+@pytest.mark.parametrize("text", ["Total: 1,500.00", "TOTAL 1,500.00", "Total:   $1,500.00"])
+def test_total_variants(text: str, invoices_config: dict[str, Any]) -> None:
+    values = field_values(extract_all(line_document("Subtotal: 1,250.00", text), invoices_config))
+    assert values["t-subtotal"] == "1,250.00"
+    assert values["t-total"].endswith("1,500.00")
+
+
+def test_rates_after_labels_and_spaces_ocr_dropped(invoices_config: dict[str, Any]) -> None:
+    document = line_document(
+        "Date: August27,2023", "Sales Tax 20%: 1.815,49 EUR", ("Net Amount", 0.05)
+    )
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-invoice-date"] == "August 27, 2023"
+    assert values["t-tax"] == "1.815,49 EUR"

@@ -1,0 +1,54 @@
+"""The engine on scans: OCR takes seconds, so each document is read once per session."""
+
+from typing import Any
+
+import pytest
+
+from servicetools.service.engine import Document, load_document
+
+from .conftest import INVOICE_ROWS
+from .test_fields import EXPECTED_INVOICE, extract_all, field_values
+from .test_tables import grid, line_items
+
+
+def test_png_invoice_fields(ocr_invoice: Document, invoices_config: dict[str, Any]) -> None:
+    [page] = ocr_invoice.pages
+    assert page.source == "ocr"
+    targets = extract_all(ocr_invoice, invoices_config)
+    assert field_values(targets) == EXPECTED_INVOICE
+    assert all(t.confidence >= 0.8 for t in targets.values())
+
+
+def test_png_invoice_line_items(ocr_invoice: Document, invoices_config: dict[str, Any]) -> None:
+    assert grid(line_items(ocr_invoice, invoices_config)) == {
+        0: [list(row) for row in INVOICE_ROWS]
+    }
+
+
+def test_png_invoice_is_classified(
+    ocr_invoice: Document, documents_classifier: dict[str, Any]
+) -> None:
+    from servicetools.service.engine import classify
+
+    assert classify(ocr_invoice, documents_classifier)[0] == "invoice"
+
+
+@pytest.fixture(scope="module")
+def ocr_receipt(receipt_scan_pdf: bytes) -> Document:
+    return load_document(receipt_scan_pdf, "application/pdf")
+
+
+def test_scanned_pdf_receipt(ocr_receipt: Document, receipts_config: dict[str, Any]) -> None:
+    targets = extract_all(ocr_receipt, receipts_config)
+    assert field_values(targets) == {
+        "t-merchant": "",  # printed at the top without a label: not read by v1
+        "t-receipt-date": "15.03.2024",
+        "t-receipt-number": "R-004512",
+        "t-receipt-tax": "1.20",
+        "t-receipt-total": "12.40",
+        "t-payment": "VISA",
+    }
+    assert targets["t-merchant"].confidence <= 0.1
+    assert grid(targets["t-receipt-items"].cells) == {
+        0: [["Bread", "1", "", "2.40"], ["Milk", "2", "", "2.00"], ["Apples", "1", "", "6.80"]]
+    }

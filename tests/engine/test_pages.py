@@ -1,0 +1,130 @@
+import io
+
+import pytest
+from PIL import Image
+
+from servicetools.service.engine import Document, DocumentError, Page, Word, load_document
+from servicetools.service.engine.lines import group_lines
+from servicetools.service.engine.ocr import _segment_words
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def test_text_pdf_pages_have_png_and_text_layer_words(invoice_pdf: bytes) -> None:
+    document = load_document(invoice_pdf, "application/pdf")
+    assert document.content_type == "application/pdf"
+    [page] = document.pages
+    assert (page.number, page.source) == (1, "text")
+    assert (page.width, page.height) == (612.0, 792.0)
+    assert page.png.startswith(PNG_SIGNATURE)
+    width, height = Image.open(io.BytesIO(page.png)).size
+    assert (width, height // 10) == (1275, 165)  # 150 dpi; PDFium rounds the height up
+    assert all(0 <= w.x0 < w.x1 <= 1 and 0 <= w.y0 < w.y1 <= 1 for w in page.words)
+    assert {w.confidence for w in page.words} == {1.0}
+
+
+def test_document_text_is_in_reading_order(invoice_pdf: bytes) -> None:
+    lines = load_document(invoice_pdf, "application/pdf").text().splitlines()
+    assert lines[:3] == [
+        "INVOICE",
+        "From: Acme Supplies Ltd Invoice No: INV-2024-0012",
+        "12 Harbour Road, Springfield Date: 2024-03-15",
+    ]
+    assert "Consulting services, 10 50.00 500.00" in lines
+
+
+def test_every_page_is_rendered(two_page_pdf: bytes) -> None:
+    document = load_document(two_page_pdf, "application/pdf", dpi=72)
+    assert [p.number for p in document.pages] == [1, 2]
+    assert all(Image.open(io.BytesIO(p.png)).width == 612 for p in document.pages)
+
+
+def test_pdf_without_text_layer_goes_through_ocr(receipt_scan_pdf: bytes) -> None:
+    [page] = load_document(receipt_scan_pdf, "application/pdf").pages
+    assert page.source == "ocr"
+    texts = [w.text for w in page.words]
+    assert "R-004512" in texts
+    assert all(0 < w.confidence <= 1 for w in page.words)
+
+
+def test_image_is_reencoded_as_png_with_exif_orientation_applied() -> None:
+    image = Image.new("RGB", (40, 20), "white")
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored sideways: the viewer turns it 90 degrees clockwise
+    data = io.BytesIO()
+    image.save(data, format="JPEG", exif=exif)
+    [page] = load_document(data.getvalue(), "image/jpeg").pages
+    assert (page.width, page.height, page.source) == (20.0, 40.0, "ocr")
+    assert page.png.startswith(PNG_SIGNATURE)
+    assert page.words == []
+
+
+@pytest.mark.parametrize(
+    ("data", "content_type", "code"),
+    [
+        (b"%PDF-1.4 broken", "application/pdf", "invalid_document"),
+        (b"not an image", "image/png", "invalid_document"),
+        (b"GIF89a", "image/gif", "unsupported_media_type"),
+    ],
+)
+def test_unreadable_documents_raise_document_error(
+    data: bytes, content_type: str, code: str
+) -> None:
+    with pytest.raises(DocumentError) as raised:
+        load_document(data, content_type)
+    assert raised.value.code == code
+    assert raised.value.message
+
+
+def test_encrypted_pdf_is_reported_as_such() -> None:
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    c = canvas.Canvas(out, encrypt="secret")
+    c.drawString(100, 700, "Invoice")
+    c.save()
+    with pytest.raises(DocumentError) as raised:
+        load_document(out.getvalue(), "application/pdf")
+    assert raised.value.code == "encrypted_document"
+
+
+def _ocr_item(text: str, gaps: dict[int, float]) -> list[object]:
+    """A RapidOCR result line with character boxes 10 px wide, extra gaps before some chars."""
+    boxes, x = [], 100.0
+    for i, _ in enumerate(text):
+        x += gaps.get(i, 0.0)
+        boxes.append([[x, 50], [x + 10, 50], [x + 10, 70], [x, 70]])
+        x += 10
+    outline = [[100, 50], [x, 50], [x, 70], [100, 70]]
+    return [outline, text, 0.9, boxes, list(text), [0.9] * len(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "gaps", "words"),
+    [
+        ("Date:2024-03-15", {}, ["Date:", "2024-03-15"]),
+        ("GlobexCorporation", {}, ["Globex", "Corporation"]),
+        ("742Evergreen", {3: 8.0}, ["742", "Evergreen"]),
+        ("A4", {}, ["A4"]),
+        ("12:30 Due Date", {}, ["12:30", "Due", "Date"]),
+    ],
+)
+def test_ocr_segments_are_split_into_words(
+    text: str, gaps: dict[int, float], words: list[str]
+) -> None:
+    found = _segment_words(_ocr_item(text, gaps), 1000.0, 1000.0)
+    assert [w.text for w in found] == words
+    assert all(a.x1 <= b.x0 for a, b in zip(found, found[1:], strict=False))
+    assert found[0].x0 == pytest.approx(0.1)
+
+
+def test_words_group_into_lines_despite_different_heights() -> None:
+    words = [
+        Word("Total:", 0.1, 0.50, 0.2, 0.52),
+        Word("1,500.00", 0.5, 0.495, 0.6, 0.525),
+        Word("next", 0.1, 0.55, 0.2, 0.57),
+    ]
+    assert [line.text for line in group_lines(reversed(words))] == ["Total: 1,500.00", "next"]
+    assert Document("image/png", [Page(1, 10, 10, b"", words, "ocr")]).text() == (
+        "Total: 1,500.00\nnext"
+    )

@@ -1,0 +1,106 @@
+import copy
+from typing import Any
+
+from servicetools.service.engine import (
+    Document,
+    EngineCell,
+    Page,
+    TargetGroup,
+    Word,
+    extract_group,
+    load_document,
+)
+
+from .conftest import INVOICE_ROWS, long_rows
+
+
+def line_items(document: Document, configuration: dict[str, Any]) -> list[EngineCell]:
+    target = next(t for t in configuration["extraction_targets"] if t["type"] == "table")
+    [result] = extract_group(document, TargetGroup("all", "all", (target,)), configuration)
+    assert result.type == "table" and result.values == []
+    return result.cells
+
+
+def grid(cells: list[EngineCell]) -> dict[int, list[list[str]]]:
+    """Cells as {table_index: rows of cell texts by column}, checking the grid is complete."""
+    tables: dict[int, dict[int, dict[int, str]]] = {}
+    for cell in cells:
+        tables.setdefault(cell.table_index, {}).setdefault(cell.row, {})[cell.column] = cell.text
+    result = {}
+    for index, rows in tables.items():
+        assert sorted(rows) == list(range(len(rows)))
+        result[index] = [[row[c] for c in sorted(row)] for _, row in sorted(rows.items())]
+    return result
+
+
+def test_invoice_line_items_with_a_multi_line_description(
+    invoice_pdf: bytes, invoices_config: dict[str, Any]
+) -> None:
+    cells = line_items(load_document(invoice_pdf, "application/pdf"), invoices_config)
+    assert grid(cells) == {0: [list(row) for row in INVOICE_ROWS]}
+    assert grid(cells)[0][1][0] == "Consulting services,\nMarch 2024"
+    # Ordered by table, row, column (D7), every cell confident on a text layer.
+    assert [(c.table_index, c.row, c.column) for c in cells] == sorted(
+        (c.table_index, c.row, c.column) for c in cells
+    )
+    assert all(0.9 <= c.confidence <= 1 for c in cells)
+
+
+def test_a_table_continued_on_the_next_page_is_a_new_table(
+    two_page_pdf: bytes, invoices_config: dict[str, Any]
+) -> None:
+    cells = line_items(load_document(two_page_pdf, "application/pdf"), invoices_config)
+    first, second = long_rows()
+    assert grid(cells) == {0: [list(r) for r in first], 1: [list(r) for r in second]}
+
+
+def test_no_header_no_table(letter_pdf: bytes, invoices_config: dict[str, Any]) -> None:
+    target = next(t for t in invoices_config["extraction_targets"] if t["type"] == "table")
+    document = load_document(letter_pdf, "application/pdf")
+    [result] = extract_group(document, TargetGroup("all", "all", (target,)), invoices_config)
+    assert (result.cells, result.confidence) == ([], 0.0)
+
+
+def placed_document(*rows: tuple[tuple[str, float], ...]) -> Document:
+    """One line per row; each cell text starts at the given x (page fraction)."""
+    words = []
+    for number, row in enumerate(rows):
+        y = 0.05 + 0.03 * number
+        for text, x in row:
+            for token in text.split():
+                width = 0.012 * len(token)
+                words.append(Word(token, x, y, x + width, y + 0.015))
+                x += width + 0.006
+    return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+
+
+def test_table_ends_at_totals_and_columns_follow_header_positions(
+    invoices_config: dict[str, Any],
+) -> None:
+    # Columns printed in another order than the schema's positions, one unknown column
+    # ("Ref") and one missing (Unit Price).
+    at = (0.05, 0.25, 0.55, 0.75)
+    document = placed_document(
+        tuple(zip(("Amount", "Product", "Ref", "Qty"), at, strict=True)),
+        tuple(zip(("12.00", "Pen", "X1", "3"), at, strict=True)),
+        tuple(zip(("8.00", "Ink", "X2", "1"), at, strict=True)),
+        (("Total", 0.05), ("20.00", 0.25)),
+        (("Not a row", 0.25),),
+    )
+    cells = line_items(document, invoices_config)
+    assert grid(cells) == {0: [["Pen", "3", "", "12.00"], ["Ink", "1", "", "8.00"]]}
+    # Unit Price is absent from the header: its cells are empty and doubtful.
+    assert all(c.confidence <= 0.3 for c in cells if c.column == 2)
+
+
+def test_header_by_column_name_without_header_trees(invoices_config: dict[str, Any]) -> None:
+    configuration = copy.deepcopy(invoices_config)
+    table = next(t for t in configuration["extraction_targets"] if t["type"] == "table")
+    for column in table["header_schema"]:
+        column.pop("header_matching_validation_tree")
+    at = (0.05, 0.4, 0.6, 0.8)
+    document = placed_document(
+        tuple(zip(("Description", "Quantity", "Unit Price", "Amount"), at, strict=True)),
+        tuple(zip(("Tea", "2", "1.50", "3.00"), at, strict=True)),
+    )
+    assert grid(line_items(document, configuration)) == {0: [["Tea", "2", "1.50", "3.00"]]}
