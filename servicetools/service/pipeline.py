@@ -134,13 +134,15 @@ def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
         raise PipelineFailure(f"the document cannot be read: {exc.message}") from exc
     if job.classifier is not None:
         label, score = engine.classify(document, job.classifier)
-        stage("started", f"classified as {label!r} (score {score:.2f}) by classifier "
-              f"{job.classifier['name']!r}", picked)
+        verdict = (f"classified as {label!r} (score {score:.2f})" if label
+                   else "matched no class")
+        stage("started", f"{verdict} by classifier {job.classifier['name']!r}", picked)
         wanted = job.configuration.get("document_class")
         if wanted and label != wanted:
+            found = f"was classified as {label!r}" if label else "matched no class"
             raise PipelineFailure(
-                f"the document was classified as {label!r} but configuration "
-                f"{job.configuration['name']!r} is for {wanted!r} documents"
+                f"the document {found} but configuration {job.configuration['name']!r} "
+                f"is for {wanted!r} documents"
             )
     stage("doc_converted_to_png", f"{len(document.pages)} page(s) rendered at "
           f"{settings.render_dpi} dpi")
