@@ -4,12 +4,64 @@ The client side (this package's top level) never imports the reference service;
 ``servicetools.service`` needs the ``service`` extra.
 """
 
+from . import errors
+from .batch import Batch, Failure
+from .client import Client, VaultAPI, VaultDocument, trigger_request
+from .errors import (
+    APIError,
+    AuthenticationError,
+    Conflict,
+    DataDeleted,
+    DocumentError,
+    DocumentTooLarge,
+    ExtractionFailed,
+    ExtractionNotSaved,
+    ExtractionRunning,
+    InvalidDocument,
+    InvalidRequest,
+    InvalidResponse,
+    NotFound,
+    RequestTimeout,
+    ServerError,
+    ServiceError,
+    ServiceUnreachable,
+    TransportError,
+    UnsupportedMediaType,
+    WaitTimeout,
+)
 from .local import LocalService, LocalServiceError
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "APIError",
+    "AuthenticationError",
+    "Batch",
+    "Client",
+    "Conflict",
+    "DataDeleted",
+    "DocumentError",
+    "DocumentTooLarge",
+    "ExtractionFailed",
+    "ExtractionNotSaved",
+    "ExtractionRunning",
+    "Failure",
+    "InvalidDocument",
+    "InvalidRequest",
+    "InvalidResponse",
     "LocalService",
     "LocalServiceError",
+    "NotFound",
+    "RequestTimeout",
+    "ServerError",
+    "ServiceError",
+    "ServiceUnreachable",
+    "TransportError",
+    "UnsupportedMediaType",
+    "VaultAPI",
+    "VaultDocument",
+    "WaitTimeout",
     "__version__",
+    "errors",
+    "trigger_request",
 ]

@@ -123,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run the main job on the embedded service")
     demo.set_defaults(func=cmd_demo)
+
+    from .extract_cli import add_parser as add_extract_parser
+
+    add_extract_parser(sub)
     return parser
 
 

@@ -13,6 +13,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -27,6 +28,7 @@ from .store import Store
 
 log = logging.getLogger("servicetools.service")
 
+_PARENT_POLL = 0.5  # seconds between a worker's checks that its service still runs
 INTERRUPTED = ("interrupted: the service stopped before this extraction finished; "
                "trigger it again")
 
@@ -63,8 +65,20 @@ def _init_worker(settings: Settings) -> None:
     from .vault import Vault
 
     store = Store(settings.database_path)
-    _worker.update(settings=settings, store=store, vault=Vault(settings, store),
-                   parent=os.getppid())
+    parent = os.getppid()
+    _worker.update(settings=settings, store=store, vault=Vault(settings, store), parent=parent)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker when the service process is gone (killed, or stopped mid-start).
+
+    Orphans would hold a core and the OCR models' memory for nothing; their writes are
+    already refused (final statuses are terminal), so exiting loses no data.
+    """
+    while os.getppid() == parent:
+        time.sleep(_PARENT_POLL)
+    os._exit(0)
 
 
 def _warm_up() -> int:

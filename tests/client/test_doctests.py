@@ -1,0 +1,17 @@
+"""The examples in the client modules' docstrings run."""
+
+from __future__ import annotations
+
+import doctest
+from types import ModuleType
+
+import pytest
+
+from servicetools import batch, client, errors
+
+
+@pytest.mark.parametrize("module", [errors, client, batch], ids=lambda m: m.__name__)
+def test_docstring_examples(module: ModuleType) -> None:
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted > 0
