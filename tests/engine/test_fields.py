@@ -201,3 +201,45 @@ def test_rates_after_labels_and_spaces_ocr_dropped(invoices_config: dict[str, An
     values = field_values(extract_all(document, invoices_config))
     assert values["t-invoice-date"] == "August 27, 2023"
     assert values["t-tax"] == "1.815,49 EUR"
+
+
+def test_unlabelled_letterhead_is_the_vendor_when_the_description_says_at_the_top(
+    invoices_config: dict[str, Any],
+) -> None:
+    words = [Word("Brightpath", 0.05, 0.05, 0.2, 0.075), Word("LLC", 0.21, 0.05, 0.26, 0.075),
+             Word("INVOICE", 0.7, 0.05, 0.9, 0.078)]
+    document = line_document("", "", "139 Canal Street", "Invoice No: A-31770",
+                             "Bill To: Globex Corporation")
+    document.pages[0].words = words + document.pages[0].words
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-vendor"] == "Brightpath LLC"
+    assert values["t-customer"] == "Globex Corporation"
+    assert values["t-invoice-number"] == "A-31770"  # the title "INVOICE" labels nothing
+
+
+def test_no_letterhead_when_the_top_line_is_body_text(invoices_config: dict[str, Any]) -> None:
+    document = line_document("Acme Supplies Ltd", "Invoice No: A-31770")
+    targets = extract_all(document, invoices_config)
+    assert field_values(targets)["t-vendor"] == ""
+    assert targets["t-vendor"].confidence <= 0.1
+
+
+def test_words_inside_table_rows_are_no_labels(invoices_config: dict[str, Any]) -> None:
+    def line(y: float, *cells: tuple[float, str]) -> list[Word]:
+        words = []
+        for x, text in cells:
+            for token in text.split():
+                words.append(Word(token, x, y, x + 0.012 * len(token), y + 0.015))
+                x += 0.012 * len(token) + 0.006
+        return words
+
+    words = line(0.30, (0.05, "Description"), (0.5, "Qty"), (0.6, "Unit Price"),
+                 (0.8, "Amount"))
+    words += line(0.33, (0.05, "Setup at the customer's premises"), (0.5, "1"),
+                  (0.6, "50.00"), (0.8, "50.00"))
+    document = Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+    targets = extract_all(document, invoices_config)
+    assert field_values(targets)["t-customer"] == ""  # not "premises"
+    assert [c.text for c in targets["t-line-items"].cells] == [
+        "Setup at the customer's premises", "1", "50.00", "50.00"
+    ]

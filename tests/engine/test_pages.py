@@ -107,6 +107,12 @@ def _ocr_item(text: str, gaps: dict[int, float]) -> list[object]:
         ("742Evergreen", {3: 8.0}, ["742", "Evergreen"]),
         ("A4", {}, ["A4"]),
         ("12:30 Due Date", {}, ["12:30", "Due", "Date"]),
+        ("KeystoneGmbH", {}, ["Keystone", "GmbH"]),
+        ("WidgetA", {}, ["Widget", "A"]),
+        ("Qty.Description", {}, ["Qty.", "Description"]),
+        ("Acme S.A.", {}, ["Acme", "S.A."]),
+        ("Date12Aug", {}, ["Date", "12Aug"]),
+        ("INV023867", {}, ["INV023867"]),
     ],
 )
 def test_ocr_segments_are_split_into_words(
@@ -128,3 +134,27 @@ def test_words_group_into_lines_despite_different_heights() -> None:
     assert Document("image/png", [Page(1, 10, 10, b"", words, "ocr")]).text() == (
         "Total: 1,500.00\nnext"
     )
+
+
+def test_skewed_ocr_boxes_are_levelled_before_line_grouping() -> None:
+    import math
+
+    from servicetools.service.engine.ocr import _level, skew
+
+    # Two lines of a scan turned by 1.5 degrees: the right end of the first line sits
+    # as low as the left end of the second.
+    slope = math.tan(math.radians(1.5))
+
+    def box(x0: float, x1: float, y: float) -> list[list[float]]:
+        return [[x0, y + x0 * slope], [x1, y + x1 * slope], [x1, y + x1 * slope + 12],
+                [x0, y + x0 * slope + 12]]
+
+    items = [[box(50, 450, 100), "Seller: Granite", 0.9], [box(650, 950, 100), "INV-1", 0.9],
+             [box(50, 450, 120), "Customer: Sofia", 0.9], [box(650, 950, 120), "Due", 0.9]]
+    assert math.degrees(skew(items)) == pytest.approx(1.5)
+    words = [w for item in _level(items, 1000.0, 1000.0) for w in
+             _segment_words(item, 1000.0, 1000.0)]
+    assert [line.text for line in group_lines(words)] == [
+        "Seller: Granite INV-1",
+        "Customer: Sofia Due",
+    ]

@@ -104,28 +104,38 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
         for t in targets
         for alias in label_aliases(t)
     ]
+    if not aliases:
+        return []
+    longest = max(len(key) for _, key, _ in aliases)
+    widest = max(size for _, _, size in aliases)
     labels: list[Label] = []
     for index, line in enumerate(lines):
         keys = [label_key(word.text) for word in line.words]
         starts = _phrase_starts(line)
-        found: list[Label] = []
-        for target_id, key, size in aliases:
-            for start in range(len(keys)):
-                if not keys[start]:
-                    continue
-                # One word more or less than the alias: OCR merges and splits words.
-                for end in range(start + 1, min(len(keys), start + size + 1) + 1):
-                    if end - 1 > start and end - 1 in starts:
-                        break  # a label does not reach across a column gap
-                    phrase = "".join(keys[start:end])
-                    if len(phrase) > 1.25 * len(key) + 1:
-                        break  # longer windows only drift further from the label
+        found: list[tuple[Label, int]] = []
+        for start in range(len(keys)):
+            if not keys[start]:
+                continue
+            phrase = ""
+            # One word more or less than the alias: OCR merges and splits words.
+            for end in range(start + 1, min(len(keys), start + widest + 1) + 1):
+                if end - 1 > start and end - 1 in starts:
+                    break  # a label does not reach across a column gap
+                phrase += keys[end - 1]
+                if len(phrase) > 1.25 * longest + 1:
+                    break  # longer windows only drift further from every label
+                if not (start in starts or line.words[end - 1].text[-1] in ":#"):
+                    continue  # inside running text
+                for order, (target_id, key, size) in enumerate(aliases):
+                    if end - start > size + 1 or len(phrase) > 1.25 * len(key) + 1:
+                        continue
                     score = _label_score(key, phrase)
-                    if score and (start in starts or line.words[end - 1].text[-1] in ":#"):
-                        found.append(Label(target_id, key, index, start, end, score))
-        found.sort(key=lambda h: (-round(h.score, 1), -len(h.key), -h.score, h.start))
+                    if score:
+                        found.append((Label(target_id, key, index, start, end, score), order))
+        found.sort(key=lambda h: (-round(h[0].score, 1), -len(h[0].key), -h[0].score,
+                                  h[0].start, h[1]))
         taken: set[int] = set()
-        for label in found:
+        for label, _ in found:
             span = set(range(label.start, label.end))
             if not span & taken:
                 taken |= span
@@ -146,6 +156,8 @@ def _phrase_starts(line: Line) -> set[int]:
 def _label_score(key: str, phrase: str) -> float:
     if phrase == key:
         return 1.0
+    if phrase in _TITLES:
+        return 0.0  # the title "INVOICE" is close to "Invoice #" but labels nothing
     if len(key) < _EXACT_BELOW or abs(len(key) - len(phrase)) > 0.25 * len(key):
         return 0.0
     score = fuzz.ratio(key, phrase) / 100
@@ -157,11 +169,14 @@ def extract_fields(
     targets: list[dict[str, Any]],
     all_fields: list[dict[str, Any]],
     table_headers: frozenset[int] = frozenset(),
+    at_top: bool = False,
 ) -> dict[str, list[EngineValue]]:
     """Values of each target (always at least one, an empty one when nothing was found).
 
-    `table_headers` are indexes of lines that are table header rows: a column called
-    "Amount" there labels a column, not the receipt's total.
+    `table_headers` are indexes of lines that belong to tables (header rows and rows): a
+    column called "Amount" there labels a column, not the receipt's total, and "customer's
+    premises" in an item's description is no "Customer" label. `at_top` says the lines are
+    those of a box at the top of the first page, where a letterhead may stand unlabelled.
     """
     known = {str(t.get("id", "")) for t in all_fields}
     competing = all_fields + [t for t in targets if str(t.get("id", "")) not in known]
@@ -184,6 +199,8 @@ def extract_fields(
         candidates = by_target.get(target_id, [])
         if candidates:
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
+        elif at_top and _wants_top(target) and (top := letterhead(lines, labels)) is not None:
+            result[target_id] = [top]
         elif unlabelled[_shape(target).kind] == 1:
             result[target_id] = [_by_shape(lines, target, claimed)]
         else:
@@ -209,13 +226,15 @@ def _candidate(
         placement = _BELOW if colon else _BELOW_BARE
     if not words:
         return None
-    text = _trim_to_shape(" ".join(w.text for w in words), shape)
+    # "Invoice #:SI-72004": OCR glued the label's end to the value.
+    text = _trim_to_shape(" ".join(w.text for w in words).lstrip("#:. "), shape)
     if not text:
         return None
     tree = target.get("validation_tree")
     valid = validates(text, tree)
     if valid is False:
         respaced = _respace(text)
+        respaced = _trim_to_shape(respaced, shape)
         if respaced != text and validates(respaced, tree):
             text, valid = respaced, True
     return Candidate(
@@ -365,3 +384,56 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
 def _words_of(line: Line, text: str) -> list[Word]:
     parts = set(text.split())
     return [w for w in line.words if w.text in parts or text in w.text]
+
+
+# A description saying where an unlabelled value stands: "printed at the top".
+_AT_TOP = re.compile(r"\b(at the top|letterhead|top of the (page|document|receipt))\b", re.I)
+# Document titles printed above or beside a letterhead: not a name.
+_TITLES = {"invoice", "taxinvoice", "receipt", "salesreceipt", "bill", "statement",
+           "creditnote", "quote", "quotation", "proforma", "proformainvoice", "facture",
+           "rechnung", "duplicate", "copy", "original"}
+# A letterhead is set larger than the text under it.
+_LETTERHEAD_HEIGHT = 1.2
+_TOP_LINES = 3
+_LETTERHEAD = 0.9
+
+
+def _wants_top(target: dict[str, Any]) -> bool:
+    """Free text whose description places it at the top (a merchant or vendor name)."""
+    return _shape(target).pattern is None and bool(_AT_TOP.search(str(target.get("description"))))
+
+
+def letterhead(lines: list[Line], labels: list[Label]) -> EngineValue | None:
+    """The first phrase at the top set in a large font that is no title, label or number.
+
+    Only the first few lines are read, and none after the first label: below that the
+    page holds labelled blocks, not the letterhead.
+    """
+    if not lines:
+        return None
+    body = statistics.median(line.height for line in lines)
+    labelled = {label.line for label in labels}
+    for index, line in enumerate(lines[:_TOP_LINES]):
+        if index in labelled:
+            return None
+        for phrase in _phrases(line):
+            text = " ".join(w.text for w in phrase)
+            key = label_key(text)
+            if not key or key in _TITLES or not any(c.isalpha() for c in text):
+                continue
+            height = statistics.median(w.height for w in phrase)
+            if height < _LETTERHEAD_HEIGHT * body or any(c.isdigit() for c in text):
+                return None
+            ocr = statistics.fmean(w.confidence for w in phrase)
+            return EngineValue(text, round(_LETTERHEAD * ocr, 4))
+    return None
+
+
+def _phrases(line: Line) -> list[list[Word]]:
+    starts = _phrase_starts(line)
+    phrases: list[list[Word]] = []
+    for index, word in enumerate(line.words):
+        if index in starts or not phrases:
+            phrases.append([])
+        phrases[-1].append(word)
+    return phrases

@@ -9,7 +9,7 @@ from typing import Any
 from .fields import extract_fields
 from .lines import area_lines
 from .pages import Document
-from .results import EngineTarget
+from .results import EngineCell, EngineTarget
 from .tables import extract_table, header_bands
 
 
@@ -51,17 +51,25 @@ def extract_group(
         for t in configuration.get("extraction_targets", [])
         if t.get("type") == "table"
     }
-    header_lines = frozenset(
-        index for bands in headers.values() for index, b in enumerate(bands) if b is not None
-    )
+    tables: dict[str, list[EngineCell]] = {}
+    covered: set[int] = set()
+    for target in configuration.get("extraction_targets", []):
+        if target.get("type") == "table":
+            target_id = str(target.get("id", ""))
+            tables[target_id] = extract_table(lines, target, headers[target_id], covered)
+    covered.update(i for bands in headers.values() for i, b in enumerate(bands) if b is not None)
     values = (
-        extract_fields(lines, field_targets, every_field, header_lines) if field_targets else {}
+        extract_fields(
+            lines, field_targets, every_field, frozenset(covered), _at_top(group, configuration)
+        )
+        if field_targets
+        else {}
     )
     results = []
     for target in group.targets:
         target_id = str(target.get("id", ""))
         if target.get("type") == "table":
-            cells = extract_table(lines, target, headers.get(target_id))
+            cells = tables[target_id]
             confidence = statistics.fmean(c.confidence for c in cells) if cells else 0.0
             results.append(EngineTarget(target_id, "table", round(confidence, 4), [], cells))
         else:
@@ -69,3 +77,16 @@ def extract_group(
             confidence = statistics.fmean(v.confidence for v in found)
             results.append(EngineTarget(target_id, "field", round(confidence, 4), found, []))
     return results
+
+
+# A box reaching down no further than this from the top of page 1 is a "top" area.
+_TOP_BOX = 0.5
+
+
+def _at_top(group: TargetGroup, configuration: dict[str, Any]) -> bool:
+    """Whether the group reads a box at the top of the first page (a letterhead's place)."""
+    area = (configuration.get("search_areas") or {}).get(group.search_area)
+    if not isinstance(area, dict):
+        return False
+    box = area.get("box") or (0.0, 0.0, 1.0, 1.0)
+    return int(area.get("page", 1)) == 1 and float(box[1]) <= 0.05 and float(box[3]) <= _TOP_BOX

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .pages import Document, Word
+from .pages import Document, Page, Word
 
 
 @dataclass
@@ -64,10 +64,19 @@ def group_lines(words: Iterable[Word], page: int = 1) -> list[Line]:
     return result
 
 
+def page_lines(page: Page) -> list[Line]:
+    """The page's lines, grouped once: every group reading the whole page shares them."""
+    cached: list[Line] | None = page.__dict__.get("_lines")
+    if cached is None:
+        cached = group_lines(page.words, page.number)
+        page.__dict__["_lines"] = cached
+    return list(cached)
+
+
 def area_lines(document: Document, search_area: str, configuration: dict[str, Any]) -> list[Line]:
     """Lines of every page, or of the configured area's page and box (word centres inside)."""
     if search_area == "all":
-        return [line for page in document.pages for line in group_lines(page.words, page.number)]
+        return [line for page in document.pages for line in page_lines(page)]
     area = (configuration.get("search_areas") or {}).get(search_area)
     if not isinstance(area, dict):
         # An unknown area id is a configuration error caught at load time; reading the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ IMAGE_TYPES = ("image/png", "image/jpeg")
 
 # PDFium's FPDF_ERR_PASSWORD: the document is encrypted and no (right) password was given.
 _PDFIUM_PASSWORD_ERROR = 4
+_EXIF_ORIENTATION = 0x0112
 
 
 @dataclass(frozen=True)
@@ -97,15 +99,20 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
             ) from error
         raise DocumentError("invalid_document", f"The PDF cannot be read: {error}.") from error
     pages: list[Page] = []
+    # PDFium renders and zlib encodes the PNG with the GIL released, so one helper thread
+    # draws the pages while this one reads the text layer (pure Python): the two overlap.
+    # Only the helper calls PDFium, which is not thread-safe.
+    renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render")
+    images: list[Future[tuple[Image, bytes]]] = []
     try:
+        images = [renderer.submit(_render, rendered, index, dpi) for index in range(len(rendered))]
         with pdfplumber.open(io.BytesIO(data)) as plumber:
             if len(plumber.pages) != len(rendered):
                 raise DocumentError("invalid_document", "The PDF's page tree is inconsistent.")
             for index, plumber_page in enumerate(plumber.pages):
-                image = rendered[index].render(scale=dpi / 72).to_pil()
-                png = _png_bytes(image)
                 words = _text_layer_words(plumber_page)
                 source = "text"
+                image, png = images[index].result()
                 if not words:
                     from .ocr import ocr_words
 
@@ -126,8 +133,16 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
     except Exception as error:  # pdfminer raises many unrelated types on damaged files
         raise DocumentError("invalid_document", f"The PDF cannot be read: {error}.") from error
     finally:
+        for future in images:
+            future.cancel()
+        renderer.shutdown(wait=True)
         rendered.close()
     return pages
+
+
+def _render(document: Any, index: int, dpi: int) -> tuple[Image, bytes]:
+    image = document[index].render(scale=dpi / 72).to_pil()
+    return image, _png_bytes(image)
 
 
 def _text_layer_words(page: Any) -> list[Word]:
@@ -158,18 +173,34 @@ def _load_image(data: bytes) -> Page:
     try:
         with Image.open(io.BytesIO(data)) as opened:
             opened.load()
+            # A plain PNG the right way up is stored as it came: encoding it again is waste.
+            as_is = (
+                opened.format == "PNG"
+                and opened.mode in ("RGB", "L")
+                and "transparency" not in opened.info
+                and opened.getexif().get(_EXIF_ORIENTATION, 1) == 1
+            )
             image = ImageOps.exif_transpose(opened) or opened
             image = _to_rgb(image)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as error:
         raise DocumentError("invalid_document", f"The image cannot be read: {error}.") from error
     from .ocr import ocr_words
 
+    if as_is:
+        png = data
+        words = ocr_words(image)
+    else:
+        # zlib releases the GIL: the PNG is encoded while the OCR runs.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode") as encoder:
+            encoded = encoder.submit(_png_bytes, image)
+            words = ocr_words(image)
+            png = encoded.result()
     return Page(
         number=1,
         width=float(image.width),
         height=float(image.height),
-        png=_png_bytes(image),
-        words=ocr_words(image),
+        png=png,
+        words=words,
         source="ocr",
     )
 

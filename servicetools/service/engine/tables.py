@@ -63,7 +63,14 @@ def phrases(line: Line) -> list[list[Word]]:
     return groups
 
 
-def _matching_columns(text: str, schema: list[dict[str, Any]]) -> list[int]:
+def _matching_columns(
+    text: str, schema: list[dict[str, Any]], memo: dict[str, list[int]] | None = None
+) -> list[int]:
+    # Header candidates repeat a lot (every run of every phrase of every line): remember.
+    if memo is not None:
+        if text not in memo:
+            memo[text] = _matching_columns(text, schema)
+        return memo[text]
     matches = []
     for column in schema:
         tree = column.get("header_matching_validation_tree")
@@ -77,13 +84,13 @@ def _matching_columns(text: str, schema: list[dict[str, Any]]) -> list[int]:
 
 
 def _segments(
-    group: list[Word], schema: list[dict[str, Any]]
+    group: list[Word], schema: list[dict[str, Any]], memo: dict[str, list[int]]
 ) -> list[tuple[list[Word], list[int]]]:
     """A phrase as header cells: whole if it matches a column, else its longest matching runs.
 
     Monospaced headers ("Qty Unit Price Amount") put one space between columns.
     """
-    found = _matching_columns(" ".join(w.text for w in group), schema)
+    found = _matching_columns(" ".join(w.text for w in group), schema, memo)
     if found or len(group) == 1:
         return [(group, found)]
     segments: list[tuple[list[Word], list[int]]] = []
@@ -91,7 +98,7 @@ def _segments(
     while start < len(group):
         for end in range(len(group), start, -1):
             run = group[start:end]
-            found = _matching_columns(" ".join(w.text for w in run), schema)
+            found = _matching_columns(" ".join(w.text for w in run), schema, memo)
             if found or end == start + 1:
                 segments.append((run, found))
                 start = end
@@ -99,11 +106,16 @@ def _segments(
     return segments
 
 
-def find_header(line: Line, schema: list[dict[str, Any]]) -> list[Band] | None:
+def find_header(
+    line: Line, schema: list[dict[str, Any]], memo: dict[str, list[int]] | None = None
+) -> list[Band] | None:
     """Column bands when at least two columns (or the only one) match phrases of the line."""
     if len(line.words) < min(2, len(schema)):
         return None
-    segments = [segment for group in phrases(line) for segment in _segments(group, schema)]
+    memo = {} if memo is None else memo
+    segments = [
+        segment for group in phrases(line) for segment in _segments(group, schema, memo)
+    ]
     groups = [words for words, _ in segments]
     options = [found for _, found in segments]
     assigned: dict[int, int] = {}
@@ -129,15 +141,20 @@ def find_header(line: Line, schema: list[dict[str, Any]]) -> list[Band] | None:
 def header_bands(lines: list[Line], target: dict[str, Any]) -> list[list[Band] | None]:
     """For each line, its column bands if it is a header row of the table target."""
     schema = list(target.get("header_schema") or [])
-    return [find_header(line, schema) if schema else None for line in lines]
+    memo: dict[str, list[int]] = {}
+    return [find_header(line, schema, memo) if schema else None for line in lines]
 
 
 def extract_table(
-    lines: list[Line], target: dict[str, Any], headers: list[list[Band] | None] | None = None
+    lines: list[Line],
+    target: dict[str, Any],
+    headers: list[list[Band] | None] | None = None,
+    spans: set[int] | None = None,
 ) -> list[EngineCell]:
     """Cells of every table of the target, by table, row and column.
 
-    `headers` is header_bands(lines, target) when the caller has it already.
+    `headers` is header_bands(lines, target) when the caller has it already; `spans`,
+    when given, receives the indexes of the lines the tables cover (header and rows).
     """
     schema = list(target.get("header_schema") or [])
     if not schema:
@@ -153,7 +170,10 @@ def extract_table(
         if bands is None:
             index += 1
             continue
+        start = index
         rows, index = _rows(lines, Header(index, bands, lines[index].height), headers)
+        if spans is not None:
+            spans.update(range(start, index))
         if not rows:
             continue
         for row_number, row in enumerate(rows):
