@@ -4,7 +4,7 @@ The client side (this package's top level) never imports the reference service;
 ``servicetools.service`` needs the ``service`` extra.
 """
 
-from . import errors
+from . import audit, errors, frames, ledger, plots, widgets
 from .batch import Batch, Failure
 from .client import Client, VaultAPI, VaultDocument, trigger_request
 from .errors import (
@@ -29,6 +29,7 @@ from .errors import (
     UnsupportedMediaType,
     WaitTimeout,
 )
+from .ledger import Ledger
 from .local import LocalService, LocalServiceError
 
 __version__ = "0.1.0"
@@ -49,6 +50,7 @@ __all__ = [
     "InvalidDocument",
     "InvalidRequest",
     "InvalidResponse",
+    "Ledger",
     "LocalService",
     "LocalServiceError",
     "NotFound",
@@ -62,6 +64,11 @@ __all__ = [
     "VaultDocument",
     "WaitTimeout",
     "__version__",
+    "audit",
     "errors",
+    "frames",
+    "ledger",
+    "plots",
     "trigger_request",
+    "widgets",
 ]

@@ -87,9 +87,9 @@ def cmd_config_check(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    print("servicetools demo: not yet - the main job lands with the demo issue. "
-          "Run `make test` meanwhile.")
-    return 0
+    from .demo import main as demo_main
+
+    return demo_main(args.out)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_config_check)
 
     demo = sub.add_parser("demo", help="run the main job on the embedded service")
+    demo.add_argument("--out", default="report", help="folder for the HTML report")
     demo.set_defaults(func=cmd_demo)
 
     from .extract_cli import add_parser as add_extract_parser
