@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test bench bench-accuracy serve lint typecheck clean
+.PHONY: demo test e2e bench bench-accuracy serve lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# Needs Debian's Chromium (apt-get install chromium); `make test` runs it too when present.
+e2e: $(STAMP)
+	$(PY) -m pytest -q -m e2e tests/e2e
 
 # accuracy.py runs OCR over a 200-document dev set (minutes): it has its own target.
 bench: $(STAMP)
