@@ -243,3 +243,26 @@ def test_words_inside_table_rows_are_no_labels(invoices_config: dict[str, Any]) 
     assert [c.text for c in targets["t-line-items"].cells] == [
         "Setup at the customer's premises", "1", "50.00", "50.00"
     ]
+
+
+def test_validates_agrees_with_validate_value(invoices_config: dict[str, Any]) -> None:
+    from servicetools.service.engine.shapes import validates
+    from servicetools.service.validation import validate_value
+
+    trees = [
+        tree
+        for target in invoices_config["extraction_targets"]
+        for column in [target, *target.get("header_schema", [])]
+        for tree in (
+            column.get("validation_tree"),
+            column.get("header_matching_validation_tree"),
+            column.get("extracted_value_validation_tree"),
+        )
+        if tree
+    ]
+    trees.append({"rule_groups": [{"rules": []}, {"rules": [{"type": "not_empty"}]}]})
+    assert len(trees) > 5
+    values = ["", " ", "Qty", "Unit Price", "12.50", "2024-03-15", "INV-0001", "-3", "abc"]
+    for tree in trees:
+        for value in values:
+            assert validates(value, tree) is validate_value(value, tree)[0], (value, tree)

@@ -17,7 +17,11 @@ def test_text_pdf_pages_have_png_and_text_layer_words(invoice_pdf: bytes) -> Non
     assert (page.number, page.source) == (1, "text")
     assert (page.width, page.height) == (612.0, 792.0)
     assert page.png.startswith(PNG_SIGNATURE)
-    width, height = Image.open(io.BytesIO(page.png)).size
+    with Image.open(io.BytesIO(page.png)) as image:
+        image.load()  # the hand-written grayscale PNG decodes (CRCs, zlib stream)
+        width, height = image.size
+        # A text page is drawn in grayscale, ink dark on white paper.
+        assert image.mode == "L" and image.getextrema() == (0, 255)
     assert (width, height // 10) == (1275, 165)  # 150 dpi; PDFium rounds the height up
     assert all(0 <= w.x0 < w.x1 <= 1 and 0 <= w.y0 < w.y1 <= 1 for w in page.words)
     assert {w.confidence for w in page.words} == {1.0}

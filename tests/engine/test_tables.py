@@ -104,3 +104,67 @@ def test_header_by_column_name_without_header_trees(invoices_config: dict[str, A
         tuple(zip(("Tea", "2", "1.50", "3.00"), at, strict=True)),
     )
     assert grid(line_items(document, configuration)) == {0: [["Tea", "2", "1.50", "3.00"]]}
+
+
+def test_compact_header_with_punctuation_a_number_column_and_quantity_first(
+    invoices_config: dict[str, Any],
+) -> None:
+    # "Qty." is "Qty": header trees match whole cells, so the dot must not hide the
+    # column; "#" (row numbers) is a column the schema lacks.
+    at = (0.05, 0.12, 0.2, 0.6, 0.8)
+    document = placed_document(
+        tuple(zip(("#", "Qty.", "Item", "Rate", "Amount"), at, strict=True)),
+        tuple(zip(("1", "5", "Pens", "2.00", "10.00"), at, strict=True)),
+        tuple(zip(("2", "12", "Paper", "0.50", "6.00"), at, strict=True)),
+    )
+    assert grid(line_items(document, invoices_config)) == {
+        0: [["Pens", "5", "2.00", "10.00"], ["Paper", "12", "0.50", "6.00"]]
+    }
+
+
+def test_header_cells_matching_two_columns_get_the_best_one_to_one_assignment(
+    invoices_config: dict[str, Any],
+) -> None:
+    # A quantity header tree that also matches "Unit Cost": the one column "Unit Cost"
+    # can be besides quantity is unit price, so "Units" takes the quantity.
+    configuration = copy.deepcopy(invoices_config)
+    table = next(t for t in configuration["extraction_targets"] if t["type"] == "table")
+    quantity = table["header_schema"][1]["header_matching_validation_tree"]
+    quantity["rule_groups"][0]["rules"][0]["pattern"] = "(?i).*(qty|units?).*"
+    at = (0.05, 0.4, 0.6, 0.8)
+    document = placed_document(
+        tuple(zip(("Description", "Unit Cost", "Units", "Amount"), at, strict=True)),
+        tuple(zip(("Tea", "1.50", "2", "3.00"), at, strict=True)),
+    )
+    assert grid(line_items(document, configuration)) == {0: [["Tea", "2", "1.50", "3.00"]]}
+
+
+def test_assignment_prefers_more_columns_then_the_more_specific_cells() -> None:
+    from servicetools.service.engine.tables import _assign
+
+    # Three columns either way; then columns left to right in schema order.
+    assert _assign([[0, 1], [0], [1, 2], [2]]) == {1: 0, 2: 1, 3: 2}
+    # The cell matching one column only is the surer header of it.
+    assert _assign([[0, 1], [1]]) == {0: 0, 1: 1}
+    assert _assign([[1, 2], [1], [0]]) == {0: 2, 1: 1, 2: 0}
+    assert _assign([[1], [1], [], [3]]) == {0: 1, 3: 3}
+    assert _assign([[], []]) == {}
+
+
+def test_prepared_header_tests_agree_with_header_trees(invoices_config: dict[str, Any]) -> None:
+    from servicetools.service.engine.shapes import header_matches, header_test
+
+    table = next(t for t in invoices_config["extraction_targets"] if t["type"] == "table")
+    trees = [c["header_matching_validation_tree"] for c in table["header_schema"]]
+    regex = {"type": "regex", "pattern": "(?i)qty|units?"}
+    trees += [
+        {"rule_groups": [{"rules": [regex]}, {"rules": [{"type": "length", "max": 3}]}]},
+        {"rule_groups": [{"rules": [{"type": "regex", "pattern": "("}, regex]}, {"rules": []}]},
+        {"rule_groups": [{"rules": []}]},
+        {"rule_groups": [{"rules": [{"type": "regex", "pattern": "(?i)qty"}]}, {"rules": [regex]}]},
+    ]
+    texts = ["", " ", "Qty", "qty", "Units", "Unit Price", "Unit", "Amount", "Line Total", "x"]
+    for tree in trees:
+        test = header_test(tree)
+        for text in texts:
+            assert test(text) is header_matches(text, tree), (text, tree)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from dataclasses import dataclass
 from typing import Any
@@ -46,8 +47,11 @@ def extract_group(
     ]
     # Header rows of every table: needed for the group's tables, and to keep column
     # headers ("Amount") from passing as field labels.
+    # Every group asks the same header texts: what they match is remembered per document
+    # and header schema.
+    memos: dict[str, dict[str, list[int]]] = document.__dict__.setdefault("_header_memos", {})
     headers = {
-        str(t.get("id", "")): header_bands(lines, t)
+        str(t.get("id", "")): header_bands(lines, t, memos.setdefault(_schema_key(t), {}))
         for t in configuration.get("extraction_targets", [])
         if t.get("type") == "table"
     }
@@ -77,6 +81,10 @@ def extract_group(
             confidence = statistics.fmean(v.confidence for v in found)
             results.append(EngineTarget(target_id, "field", round(confidence, 4), found, []))
     return results
+
+
+def _schema_key(target: dict[str, Any]) -> str:
+    return json.dumps(target.get("header_schema") or [], sort_keys=True, default=str)
 
 
 # A box reaching down no further than this from the top of page 1 is a "top" area.

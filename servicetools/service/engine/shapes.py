@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
+
+from ..validation import _compiled, _rule_passes
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE_PATTERNS = [
@@ -83,12 +87,59 @@ def validates(value: str, tree: dict[str, Any] | None) -> bool | None:
     """Whether the value passes the validation tree; None when there is no tree to ask."""
     if not tree or not tree.get("rule_groups"):
         return None
-    from ..validation import validate_value
+    return _passes(value, tree["rule_groups"])
 
-    passed, _ = validate_value(value, tree)
-    return passed
+
+def _passes(value: str, groups: Any) -> bool:
+    """validate_value(value, tree)[0] without its messages.
+
+    The engine asks thousands of times per page (every phrase against every header
+    tree) and nearly always for a value that fails: writing the failure messages
+    was most of the cost.
+    """
+    if not isinstance(groups, list):
+        return True
+    for group in groups:
+        rules = group.get("rules") if isinstance(group, Mapping) else None
+        if not isinstance(rules, list) or not rules:
+            continue
+        if not any(_rule_passes(value, rule) for rule in rules):
+            return False
+    return True
 
 
 def header_matches(text: str, tree: dict[str, Any] | None) -> bool:
     """A header cell matches a column when it passes the column's header tree."""
     return bool(validates(text, tree))
+
+
+def header_test(tree: dict[str, Any] | None) -> Callable[[str], bool]:
+    """header_matches(text, tree) as a function of the text, prepared for many texts.
+
+    Header trees are nearly always regular expressions; those are compiled once.
+    """
+    groups = (tree or {}).get("rule_groups")
+    if not isinstance(groups, list) or not groups:
+        return partial(header_matches, tree=tree)
+    patterns: list[list[re.Pattern[str]]] = []
+    for group in groups:
+        rules = group.get("rules") if isinstance(group, Mapping) else None
+        if not isinstance(rules, list) or not rules:
+            continue  # an empty group constrains nothing
+        if not all(isinstance(r, Mapping) and r.get("type") == "regex" for r in rules):
+            return partial(header_matches, tree=tree)
+        # A pattern that does not compile fails its rule, as in validation.
+        patterns.append([p for r in rules if (p := _regex(r.get("pattern"))) is not None])
+    if not patterns:
+        return partial(header_matches, tree=tree)
+
+    def test(text: str) -> bool:
+        return bool(text.strip()) and all(
+            any(p.fullmatch(text) for p in group) for group in patterns
+        )
+
+    return test
+
+
+def _regex(pattern: object) -> re.Pattern[str] | None:
+    return _compiled(pattern) if isinstance(pattern, str) else None

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rapidfuzz import fuzz
 
+from ..validation import parse_number
 from .lines import Line
 from .pages import Word
 from .results import EngineCell
-from .shapes import header_matches, validates
+from .shapes import header_test, validates
 
 # A line that starts like this closes the line items: the totals follow.
 _TOTALS = re.compile(
@@ -34,6 +37,12 @@ _MISSED_CELL = 0.3
 # How far (page fraction) row words may start left of the first header phrase.
 _MARGIN = 0.05
 _INVALID_CELL = 0.7
+# Stripped from both ends of a header cell before it is matched.
+_HEADER_PUNCTUATION = " .:;,*#()[]"
+# The longest run of words one header cell of a longer phrase can be.
+_HEADER_WORDS = 4
+# Header rows worth an exhaustive column assignment (product of choices per cell).
+_MAX_ASSIGNMENTS = 4096
 
 
 @dataclass
@@ -63,42 +72,59 @@ def phrases(line: Line) -> list[list[Word]]:
     return groups
 
 
-def _matching_columns(
-    text: str, schema: list[dict[str, Any]], memo: dict[str, list[int]] | None = None
-) -> list[int]:
-    # Header candidates repeat a lot (every run of every phrase of every line): remember.
-    if memo is not None:
-        if text not in memo:
-            memo[text] = _matching_columns(text, schema)
-        return memo[text]
-    matches = []
+_Columns = list[tuple[int, Callable[[str], bool]]]  # schema position, header test
+
+
+def header_tests(schema: list[dict[str, Any]]) -> _Columns:
+    """Each column's test of a header cell: its header tree, else a fuzzy match of its name."""
+    columns: _Columns = []
     for column in schema:
         tree = column.get("header_matching_validation_tree")
         if tree and tree.get("rule_groups"):
-            hit = header_matches(text, tree)
+            test = header_test(tree)
         else:
-            hit = fuzz.ratio(text.lower(), str(column.get("name", "")).lower()) >= 85
-        if hit:
-            matches.append(int(column.get("position", 0)))
-    return matches
+            name = str(column.get("name", "")).lower()
+            test = partial(_fuzzy_name, name=name)
+        columns.append((int(column.get("position", 0)), test))
+    return columns
+
+
+def _fuzzy_name(text: str, name: str) -> bool:
+    return fuzz.ratio(text.lower(), name) >= 85
+
+
+def _matching_columns(text: str, columns: _Columns, memo: dict[str, list[int]]) -> list[int]:
+    # Header candidates repeat a lot (every run of every phrase of every line): remember.
+    found = memo.get(text)
+    if found is None:
+        # "Qty." and "Amount:" are "Qty" and "Amount": header trees match whole cells.
+        bare = text.strip(_HEADER_PUNCTUATION)
+        found = [
+            position
+            for position, test in columns
+            if test(text) or (bare != text and bool(bare) and test(bare))
+        ]
+        memo[text] = found
+    return found
 
 
 def _segments(
-    group: list[Word], schema: list[dict[str, Any]], memo: dict[str, list[int]]
+    group: list[Word], columns: _Columns, memo: dict[str, list[int]]
 ) -> list[tuple[list[Word], list[int]]]:
     """A phrase as header cells: whole if it matches a column, else its longest matching runs.
 
-    Monospaced headers ("Qty Unit Price Amount") put one space between columns.
+    Monospaced headers ("Qty Unit Price Amount") put one space between columns. Runs
+    are at most _HEADER_WORDS long: a long phrase of a row is no header worth every run.
     """
-    found = _matching_columns(" ".join(w.text for w in group), schema, memo)
+    found = _matching_columns(" ".join(w.text for w in group), columns, memo)
     if found or len(group) == 1:
         return [(group, found)]
     segments: list[tuple[list[Word], list[int]]] = []
     start = 0
     while start < len(group):
-        for end in range(len(group), start, -1):
+        for end in range(min(len(group), start + _HEADER_WORDS), start, -1):
             run = group[start:end]
-            found = _matching_columns(" ".join(w.text for w in run), schema, memo)
+            found = _matching_columns(" ".join(w.text for w in run), columns, memo)
             if found or end == start + 1:
                 segments.append((run, found))
                 start = end
@@ -107,25 +133,25 @@ def _segments(
 
 
 def find_header(
-    line: Line, schema: list[dict[str, Any]], memo: dict[str, list[int]] | None = None
+    line: Line,
+    schema: list[dict[str, Any]],
+    memo: dict[str, list[int]] | None = None,
+    columns: _Columns | None = None,
 ) -> list[Band] | None:
-    """Column bands when at least two columns (or the only one) match phrases of the line."""
+    """Column bands when at least two columns (or the only one) match phrases of the line.
+
+    `columns` is header_tests(schema), when the caller has it already.
+    """
     if len(line.words) < min(2, len(schema)):
         return None
     memo = {} if memo is None else memo
+    columns = header_tests(schema) if columns is None else columns
     segments = [
-        segment for group in phrases(line) for segment in _segments(group, schema, memo)
+        segment for group in phrases(line) for segment in _segments(group, columns, memo)
     ]
     groups = [words for words, _ in segments]
     options = [found for _, found in segments]
-    assigned: dict[int, int] = {}
-    columns = sorted({c for found in options for c in found})
-    # Columns that fewer phrases can take choose first; ties go to the leftmost phrase.
-    for column in sorted(columns, key=lambda c: sum(c in found for found in options)):
-        for index, found in enumerate(options):
-            if column in found and index not in assigned:
-                assigned[index] = column
-                break
+    assigned = _assign(options)
     if len(assigned) < min(2, len(schema)):
         return None
     bands = []
@@ -138,11 +164,67 @@ def find_header(
     return bands
 
 
-def header_bands(lines: list[Line], target: dict[str, Any]) -> list[list[Band] | None]:
-    """For each line, its column bands if it is a header row of the table target."""
+def _assign(options: list[list[int]]) -> dict[int, int]:
+    """The best one-to-one assignment of header cells (by index) to schema columns.
+
+    Best is, in turn: the most columns assigned; the most specific cells (a cell that
+    matches one column only is surer than one that matches two, as "Unit" could be a
+    quantity or the start of "Unit Price"); columns in schema order left to right; the
+    leftmost cells.
+    """
+    candidates = [(index, found) for index, found in enumerate(options) if found]
+    if not candidates:
+        return {}
+    best: tuple[tuple[int, int, int, int], dict[int, int]] | None = None
+    states = 1
+    for _, found in candidates:
+        states *= len(found) + 1
+    if states > _MAX_ASSIGNMENTS:
+        # A line full of header words is no header row worth a search: first come, first served.
+        taken: dict[int, int] = {}
+        for index, found in candidates:
+            free = [c for c in found if c not in taken.values()]
+            if free:
+                taken[index] = free[0]
+        return taken
+
+    def search(at: int, chosen: dict[int, int]) -> None:
+        nonlocal best
+        if at == len(candidates):
+            columns = [chosen[i] for i in sorted(chosen)]
+            key = (
+                len(chosen),
+                -sum(len(options[i]) for i in chosen),
+                sum(a < b for a, b in zip(columns, columns[1:], strict=False)),
+                -sum(chosen),
+            )
+            if best is None or key > best[0]:
+                best = (key, dict(chosen))
+            return
+        index, found = candidates[at]
+        for column in found:
+            if column not in chosen.values():
+                chosen[index] = column
+                search(at + 1, chosen)
+                del chosen[index]
+        search(at + 1, chosen)
+
+    search(0, {})
+    return best[1] if best is not None else {}
+
+
+def header_bands(
+    lines: list[Line], target: dict[str, Any], memo: dict[str, list[int]] | None = None
+) -> list[list[Band] | None]:
+    """For each line, its column bands if it is a header row of the table target.
+
+    `memo` remembers the columns each text matches; the caller may keep one per target
+    to share it between the groups of a document.
+    """
     schema = list(target.get("header_schema") or [])
-    memo: dict[str, list[int]] = {}
-    return [find_header(line, schema, memo) if schema else None for line in lines]
+    memo = {} if memo is None else memo
+    columns = header_tests(schema)
+    return [find_header(line, schema, memo, columns) if schema else None for line in lines]
 
 
 def extract_table(
@@ -246,8 +328,6 @@ def _place(line: Line, bands: list[Band], index: int) -> _Row | None:
 
 def _same_text(before: Word, word: Word, char: float) -> bool:
     """Words of running text: close together and neither of them a number."""
-    from ..validation import parse_number
-
     return (
         word.x0 - before.x1 <= _PHRASE_GAP * char
         and parse_number(before.text) is None
@@ -263,8 +343,6 @@ def _continues(row: _Row, placed: _Row, gap: float, height: float) -> bool:
     above = row.get(column)
     if not above:
         return False
-    from ..validation import parse_number
-
     return parse_number(" ".join(w.text for w, _, _ in above)) is None
 
 
