@@ -141,7 +141,8 @@ def _write(r: DemoReport, graded: pd.DataFrame) -> None:
         "confidence": plots.confidence_histograms(r.fields, r.cells),
         "failures": plots.failure_heatmap(r.fields, r.cells).figure,
         "reliability": plots.reliability_diagram(graded).figure,
-        "automation": plots.automation_curve(graded).figure,
+        "automation": plots.automation_curve(
+            graded, error_budget=r.thresholds.error_budget).figure,
     }
     images = []
     for name, fig in figures.items():
