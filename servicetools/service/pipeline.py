@@ -59,13 +59,16 @@ class Job:
 _worker: dict[str, Any] = {}
 
 
-def _init_worker(settings: Settings) -> None:
+def _init_worker(settings: Settings, parent: int) -> None:
+    # The service's pid comes from the service itself: read here with getppid(), it
+    # would already be 1 if the service died while this worker was still starting.
+    if os.getppid() != parent:
+        os._exit(0)
     # Ctrl-C on `servicetools serve` is the parent's business; workers end with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .vault import Vault
 
     store = Store(settings.database_path)
-    parent = os.getppid()
     _worker.update(settings=settings, store=store, vault=Vault(settings, store), parent=parent)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
@@ -204,7 +207,7 @@ class Pipeline:
             max_workers=self.settings.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
-            initargs=(self.settings,),
+            initargs=(self.settings, os.getpid()),
         )
 
     def recover(self) -> int:
