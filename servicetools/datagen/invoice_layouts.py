@@ -14,7 +14,13 @@ from servicetools.datagen.content import InvoiceContent
 from servicetools.datagen.look import Look, number_pages, pick_look, tax_label
 from servicetools.datagen.printed import format_date
 from servicetools.datagen.sheet import Sheet
-from servicetools.datagen.table import Column, PrintedTable, draw_table
+from servicetools.datagen.table import (
+    Column,
+    PrintedTable,
+    draw_table,
+    item_rows,
+    schema_columns,
+)
 from servicetools.datagen.truth import Printed
 
 MARGIN = 50.0
@@ -34,29 +40,6 @@ def _fields(inv: InvoiceContent) -> dict[str, str]:
         "Tax": money.amount(inv.totals.tax) if inv.show_tax else "",
         "Total": money.amount(inv.totals.total),
     }
-
-
-def _item_rows(inv: InvoiceContent) -> list[list[str]]:
-    money = inv.money
-    return [
-        [
-            item.description,
-            money.quantity(item.quantity),
-            money.cell(item.unit_price),
-            money.cell(item.amount),
-        ]
-        for item in inv.items
-    ]
-
-
-def _schema_columns(inv: InvoiceContent) -> list[Column]:
-    labels = inv.labels
-    return [
-        Column(labels["description"], 0, wraps=True),
-        Column(labels["quantity"], 1, "right"),
-        Column(labels["price"], 2, "right"),
-        Column(labels["amount"], 3, "right"),
-    ]
 
 
 def _totals_lines(rng: random.Random, inv: InvoiceContent) -> list[tuple[str, str]]:
@@ -175,7 +158,7 @@ def classic(rng: random.Random, inv: InvoiceContent) -> Printed:
         y += look.size * 1.3
         page.text(MARGIN, y, line, look.font())
     y, tables = _table_and_totals(
-        rng, sheet, look, inv, y + 30, _schema_columns(inv), _item_rows(inv), right_labels=False
+        rng, sheet, look, inv, y + 30, schema_columns(inv), item_rows(inv), right_labels=False
     )
     _notes(sheet, look, y, rng)
     number_pages(sheet, look.font(8), MARGIN, always=rng.random() < 0.3)
@@ -215,7 +198,7 @@ def modern(rng: random.Random, inv: InvoiceContent) -> Printed:
             page.text(x, y, line, look.font(9))
         bottom = max(bottom, y)
     y, tables = _table_and_totals(
-        rng, sheet, look, inv, bottom + 34, _schema_columns(inv), _item_rows(inv), right_labels=True
+        rng, sheet, look, inv, bottom + 34, schema_columns(inv), item_rows(inv), right_labels=True
     )
     _notes(sheet, look, y, rng)
     number_pages(sheet, look.font(8), MARGIN, always=False)
@@ -244,8 +227,8 @@ def compact(rng: random.Random, inv: InvoiceContent) -> Printed:
     for label, value in right:
         page.text(rx, ry, f"{look.label(label)} {value}", font)
         ry += look.size * 1.5
-    rows = _item_rows(inv)
-    columns = _schema_columns(inv)
+    rows = item_rows(inv)
+    columns = schema_columns(inv)
     numbered = rng.random() < 0.5
     # Quantity first, as many typed invoices print it; the truth keeps schema order.
     columns = [columns[1], columns[0], columns[2], columns[3]]

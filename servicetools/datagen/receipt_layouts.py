@@ -16,7 +16,12 @@ from servicetools.datagen.content import ReceiptContent
 from servicetools.datagen.look import Look, pick_look, tax_label
 from servicetools.datagen.printed import format_date
 from servicetools.datagen.sheet import Sheet
-from servicetools.datagen.table import Column, TableStyle, draw_table
+from servicetools.datagen.table import (
+    TableStyle,
+    draw_table,
+    item_rows,
+    schema_columns,
+)
 from servicetools.datagen.truth import Printed
 
 PAPER_WIDTHS = (226.77, 204.09)  # 80 mm and 72 mm rolls
@@ -33,29 +38,6 @@ def _fields(rc: ReceiptContent) -> dict[str, str]:
         "Total": rc.money.amount(rc.totals.total),
         "Payment Method": rc.payment,
     }
-
-
-def _rows(rc: ReceiptContent) -> list[list[str]]:
-    money = rc.money
-    return [
-        [
-            item.description,
-            money.quantity(item.quantity),
-            money.cell(item.unit_price),
-            money.cell(item.amount),
-        ]
-        for item in rc.items
-    ]
-
-
-def _columns(rc: ReceiptContent) -> list[Column]:
-    labels = rc.labels
-    return [
-        Column(labels["description"], 0, wraps=True),
-        Column(labels["quantity"], 1, "right"),
-        Column(labels["price"], 2, "right"),
-        Column(labels["amount"], 3, "right"),
-    ]
 
 
 def _cut(sheet: Sheet, y: float) -> None:
@@ -136,8 +118,8 @@ def till(rng: random.Random, rc: ReceiptContent) -> Printed:
         y=y,
         width=sheet.width - 2 * MARGIN,
         bottom=TALL,
-        columns=_columns(rc),
-        rows=_rows(rc),
+        columns=schema_columns(rc),
+        rows=item_rows(rc),
         style=style,
         continue_on_new_page=_no_second_page,
         wrap_share=rng.uniform(0.42, 0.55),
@@ -187,8 +169,8 @@ def store(rng: random.Random, rc: ReceiptContent) -> Printed:
         y=y,
         width=sheet.width - 2 * MARGIN,
         bottom=TALL,
-        columns=_columns(rc),
-        rows=_rows(rc),
+        columns=schema_columns(rc),
+        rows=item_rows(rc),
         style=TableStyle(look.font(), look.font(bold=True), look.rules, look.shade_header, pad=2.5),
         continue_on_new_page=_no_second_page,
         wrap_share=rng.uniform(0.42, 0.55),

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from servicetools.datagen.sheet import Align, Font, Sheet, wrap
+
+if TYPE_CHECKING:
+    from servicetools.datagen.content import InvoiceContent, ReceiptContent
 
 Rules = Literal["grid", "rows", "header", "none"]
 SCHEMA_WIDTH = 4  # Description, Quantity, Unit Price, Amount
@@ -163,3 +166,28 @@ def draw_table(
     close(top, y)
     printed.append(current)
     return y, printed
+
+
+def item_rows(content: InvoiceContent | ReceiptContent) -> list[list[str]]:
+    """The line items as printed, in header_schema order (the truth's column order)."""
+    money = content.money
+    return [
+        [
+            item.description,
+            money.quantity(item.quantity),
+            money.cell(item.unit_price),
+            money.cell(item.amount),
+        ]
+        for item in content.items
+    ]
+
+
+def schema_columns(content: InvoiceContent | ReceiptContent) -> list[Column]:
+    """The four columns of the configurations' header_schema, with this document's labels."""
+    labels = content.labels
+    return [
+        Column(labels["description"], 0, wraps=True),
+        Column(labels["quantity"], 1, "right"),
+        Column(labels["price"], 2, "right"),
+        Column(labels["amount"], 3, "right"),
+    ]
