@@ -11,11 +11,20 @@ from functools import lru_cache
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ... import wire
 from .. import outputschema
-from ..deps import CurrentUser, Parts, json_body, parts, show_schema_output
+from ..deps import (
+    CurrentUser,
+    Parts,
+    json_body,
+    json_response,
+    parts,
+    raw_json_response,
+    show_schema_output,
+)
 from ..documents import inspect_document
 from ..errors import ApiError, bad_request, not_found
 from ..hosted import DownloadError, check_url
@@ -151,17 +160,18 @@ def _compiled(schema_json: str, config_json: str) -> Any:
     return outputschema.compile_output_schema(json.loads(schema_json), json.loads(config_json))
 
 
-def _present(data: dict[str, Any], schema_output: bool) -> dict[str, Any]:
+def _present(data: dict[str, Any], schema_output: bool) -> Response:
     """The extracted data, or the three-part response of 4.1 when asked for."""
     if not schema_output:
-        return data
+        return json_response(data)
     config = data.get("used_extraction_configuration", {})
     schema = config.get("output_schema")
     if not schema:
-        return {"extracted_data": data, "schema_output": {}, "validation": {}}
+        return json_response({"extracted_data": data, "schema_output": {}, "validation": {}})
     compiled = _compiled(json.dumps(schema, sort_keys=True), json.dumps(config, sort_keys=True))
     rendered, validation = outputschema.render(compiled, data)
-    return {"extracted_data": data, "schema_output": rendered, "validation": validation}
+    return json_response({"extracted_data": data, "schema_output": rendered,
+                          "validation": validation})
 
 
 @router.post("/trigger_sync", **documented(
@@ -188,7 +198,7 @@ async def trigger_async(request: Request, user: CurrentUser) -> Any:
     p = parts(request)
     job = await run_in_threadpool(_prepare, p, user, body, "async")
     p.pipeline.submit(job)
-    return job.info
+    return json_response(job.info)
 
 
 def _readable(p: Parts, user: User, extraction_id: str) -> None:
@@ -219,7 +229,8 @@ def _deleted(extraction_id: str) -> ApiError:
                     "fetch.", {"id": extraction_id})
 
 
-def _fetch(p: Parts, user: User, extraction_id: str) -> dict[str, Any]:
+def _fetch(p: Parts, user: User, extraction_id: str) -> str:
+    """The stored extracted data as JSON text, after the D6 checks."""
     _readable(p, user, extraction_id)
     state, data = p.store.take_data(user.id, extraction_id)
     if data is None:
@@ -233,14 +244,17 @@ def _fetch(p: Parts, user: User, extraction_id: str) -> dict[str, Any]:
     errors=(400, 404, 409, 410)))
 def get_result(extraction_id: str, request: Request, user: CurrentUser) -> Any:
     schema_output = show_schema_output(request)
-    return _present(_fetch(parts(request), user, extraction_id), schema_output)
+    data = _fetch(parts(request), user, extraction_id)
+    # The stored text is the answer: parsing and re-encoding it would only cost time.
+    return _present(json.loads(data), True) if schema_output else raw_json_response(data)
 
 
 @router.get("/result/list/{extraction_id}", **documented(
     "targets_list", errors=(404, 409, 410)))
 def list_targets(extraction_id: str, request: Request, user: CurrentUser
                  ) -> Any:
-    return {"extracted_targets": _fetch(parts(request), user, extraction_id)["extracted_targets"]}
+    data = json.loads(_fetch(parts(request), user, extraction_id))
+    return json_response({"extracted_targets": data["extracted_targets"]})
 
 
 @router.post("/status/list", **documented(
@@ -263,7 +277,8 @@ async def list_statuses(request: Request, user: CurrentUser) -> Any:
         raise ApiError(404, "not_found", f"{len(unknown)} extraction id(s) were not found: "
                        + ", ".join(unknown[:5]) + ("..." if len(unknown) > 5 else ""),
                        {"unknown_ids": unknown})
-    return {"status_map": {i: found[i] for i in wanted}, "query_unix_timestamp": time.time()}
+    return json_response({"status_map": {i: found[i] for i in wanted},
+                          "query_unix_timestamp": time.time()})
 
 
 @router.post("/result/update", **documented(
