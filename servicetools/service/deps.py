@@ -37,7 +37,10 @@ def parts(request: Request) -> Parts:
     return p
 
 
-def current_user(request: Request) -> User:
+async def current_user(request: Request) -> User:
+    # async, so it runs on the event loop: one indexed read of the WAL database (tens of
+    # microseconds, never blocked by writers) is cheaper than a hop to the thread pool,
+    # which every request would pay.
     token = request.headers.get("x-api")
     if not token:
         raise ApiError(401, "unauthorized", "The X-Api header with an API token is missing.")
