@@ -96,3 +96,15 @@ def test_wait_with_progress_bar(client: Client, invoice_pdf: bytes,
     assert "waiting" in err and "ended=1" in err
     client.wait([eid], progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_pace_quickens_as_a_wait_nears_its_end() -> None:
+    from servicetools.client import MIN_POLL, _pace
+
+    # 40 finished in the 2 s since the first round: 20 a second.
+    assert _pace(1000, 40, 2.0, poll=0.25) == 0.25  # far from the end: the full pause
+    assert _pace(10, 40, 2.0, poll=0.25) == pytest.approx(10 / 20 / 4)  # a quarter done
+    assert _pace(1, 40, 2.0, poll=0.25) == MIN_POLL  # never sooner than MIN_POLL
+    assert _pace(10, 0, 2.0, poll=0.25) == 0.25  # no rate seen yet
+    assert _pace(10, 5, 0.0, poll=0.25) == 0.25
+    assert _pace(10, 40, 2.0, poll=0.1) == 0.1  # never later than poll

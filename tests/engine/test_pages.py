@@ -27,6 +27,20 @@ def test_text_pdf_pages_have_png_and_text_layer_words(invoice_pdf: bytes) -> Non
     assert {w.confidence for w in page.words} == {1.0}
 
 
+def test_text_page_png_holds_exactly_the_rendered_pixels(invoice_pdf: bytes) -> None:
+    import numpy as np
+    import pypdfium2 as pdfium
+
+    [page] = load_document(invoice_pdf, "application/pdf", dpi=100).pages
+    pdf = pdfium.PdfDocument(invoice_pdf)
+    try:
+        drawn = np.asarray(pdf[0].render(scale=100 / 72, grayscale=True).to_pil())
+    finally:
+        pdf.close()
+    with Image.open(io.BytesIO(page.png)) as image:
+        assert np.array_equal(np.asarray(image), drawn)
+
+
 def test_document_text_is_in_reading_order(invoice_pdf: bytes) -> None:
     lines = load_document(invoice_pdf, "application/pdf").text().splitlines()
     assert lines[:3] == [
