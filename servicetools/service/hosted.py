@@ -1,6 +1,10 @@
 """D14: download a hosted document, refusing private addresses unless allowed.
 
 Every hop of a redirect is checked, because a public URL may redirect to loopback.
+Each host is checked twice: its name is resolved before any connection, for a clear
+early answer, and the address a socket actually connected to is checked before a
+single byte is sent, so a name that resolves to a public address for the first check
+and to a private one for the connection (DNS rebinding) gets nowhere either.
 """
 
 from __future__ import annotations
@@ -8,9 +12,13 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .settings import Settings
 
@@ -29,24 +37,95 @@ def check_url(url: str) -> None:
 
 
 def _refused_address(host: str, port: int) -> str | None:
+    """The first non-public address ``host`` resolves to, or None if all are public."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise DownloadError(f"cannot resolve host {host!r}: {exc}") from exc
     for info in infos:
-        addr = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
-            addr = addr.ipv4_mapped
-        if (addr.is_loopback or addr.is_private or addr.is_link_local or addr.is_multicast
-                or addr.is_reserved or addr.is_unspecified):
-            return str(addr)
+        refused = _non_public(str(info[4][0]))
+        if refused:
+            return refused
     return None
+
+
+def _refused_peer(address: str, port: int) -> str | None:
+    """The check of the address a socket connected to: `_non_public`.
+
+    A name of its own, apart from `_refused_address`, so a test can fake the name
+    resolution without faking this check (which is how rebinding is tested).
+    """
+    return _non_public(address)
+
+
+def _non_public(address: str) -> str | None:
+    """``address`` (an IP) if it is not a public one, else None."""
+    addr = ipaddress.ip_address(address.split("%")[0])
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
+        addr = addr.ipv4_mapped
+    if (addr.is_loopback or addr.is_private or addr.is_link_local or addr.is_multicast
+            or addr.is_reserved or addr.is_unspecified):
+        return str(addr)
+    return None
+
+
+class _PeerChecked:
+    """Mixed into urllib3's connections: the connected socket's peer must be public."""
+
+    host: str
+    port: int
+
+    def _new_conn(self) -> socket.socket:
+        sock: socket.socket = super()._new_conn()  # type: ignore[misc]
+        peer, port = sock.getpeername()[:2]
+        refused = _refused_peer(str(peer), int(port))
+        if refused:
+            sock.close()  # nothing was sent: urllib3 sends the request after this
+            raise DownloadError(
+                f"refused to fetch from {self.host!r}: the connection went to the "
+                f"non-public address {refused} (the name resolved differently when checked)"
+            )
+        return sock
+
+
+class _CheckedHTTPConnection(_PeerChecked, HTTPConnection):
+    pass
+
+
+class _CheckedHTTPSConnection(_PeerChecked, HTTPSConnection):
+    pass
+
+
+class _CheckedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _CheckedHTTPConnection
+
+
+class _CheckedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _CheckedHTTPSConnection
+
+
+class _PublicOnlyAdapter(HTTPAdapter):
+    """requests' adapter whose connection pools check every connection's peer."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": _CheckedHTTPPool, "https": _CheckedHTTPSPool}
+
+
+def _session(settings: Settings) -> requests.Session:
+    session = requests.Session()
+    session.trust_env = False  # a proxy from the environment would bypass the address guard
+    if not settings.allow_private_hosts:
+        adapter = _PublicOnlyAdapter()
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+    return session
 
 
 def download(url: str, settings: Settings) -> tuple[bytes, str]:
     """Fetch ``url``; return the bytes and a file name taken from the final URL's path."""
-    session = requests.Session()
-    session.trust_env = False  # a proxy from the environment would bypass the address guard
+    session = _session(settings)
     current = url
     # requests' timeout bounds each socket wait, not the whole download (D14: 15 s in all).
     deadline = time.monotonic() + settings.hosted_timeout

@@ -655,19 +655,46 @@ def test_hosted_loopback_fails_async(ctx: Ctx, loopback: Loopback) -> None:
 
 # The redirect guard, at unit level. Through the default service the first hop of any
 # URL on our loopback server is already refused (see the cases above), so a redirect
-# could never be followed there. Here a test double for name resolution lets exactly the
-# first host:port through; everything else goes through the real check.
+# could never be followed there. Here test doubles for the two address checks (name
+# resolution, and the peer of a connected socket) let exactly the first host:port
+# through; everything else goes through the real checks.
+def _allow(monkeypatch: pytest.MonkeyPatch, name: str, host: str, port: int) -> None:
+    real = getattr(hosted, name)
+
+    def refused(checked_host: str, checked_port: int) -> str | None:
+        if (checked_host, checked_port) == (host, port):
+            return None
+        result: str | None = real(checked_host, checked_port)
+        return result
+
+    monkeypatch.setattr(hosted, name, refused)
+
+
 @pytest.fixture
 def first_hop_allowed(loopback: Loopback, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = hosted._refused_address
-
-    def refused(host: str, port: int) -> str | None:
-        if (host, port) == ("127.0.0.1", loopback.port):
-            return None
-        return real(host, port)
-
-    monkeypatch.setattr(hosted, "_refused_address", refused)
+    _allow(monkeypatch, "_refused_address", "127.0.0.1", loopback.port)
+    _allow(monkeypatch, "_refused_peer", "127.0.0.1", loopback.port)
     loopback.hits.clear()
+
+
+def test_dns_rebinding_is_refused_at_the_connection(
+        loopback: Loopback, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # The name check is fooled (as by a name that resolved to a public address when
+    # checked); the connection still lands on loopback, and nothing may be sent there.
+    _allow(monkeypatch, "_refused_address", "127.0.0.1", loopback.port)
+    loopback.hits.clear()
+    settings = Settings(data_dir=tmp_path, allow_private_hosts=False)
+    with pytest.raises(hosted.DownloadError) as err:
+        hosted.download(f"http://127.0.0.1:{loopback.port}/doc.pdf", settings)
+    assert "non-public address 127.0.0.1" in str(err.value)
+    assert loopback.hits == [], "a request reached the refused address"
+
+
+def test_private_hosts_allowed_skip_the_connection_check(
+        loopback: Loopback, tmp_path: Path, invoice_pdf: bytes) -> None:
+    settings = Settings(data_dir=tmp_path, allow_private_hosts=True)
+    data, _ = hosted.download(f"http://127.0.0.1:{loopback.port}/doc.pdf", settings)
+    assert data == invoice_pdf
 
 
 def test_redirect_guard_double_lets_the_first_hop_through(
