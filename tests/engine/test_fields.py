@@ -143,6 +143,22 @@ def test_value_stops_at_the_next_label_and_at_a_wide_gap(invoices_config: dict[s
     assert values["t-customer"] == "Umbrella Corp"
 
 
+def test_a_heading_in_the_next_column_is_no_value(invoices_config: dict[str, Any]) -> None:
+    # Headings side by side: right of "BILL TO:" stands the next heading, not the name.
+    def phrase(text: str, x: float, y: float) -> list[Word]:
+        words = []
+        for token in text.split():
+            words.append(Word(token, x, y, x + 0.012 * len(token), y + 0.015))
+            x += 0.012 * len(token) + 0.006
+        return words
+
+    words = (phrase("BILL TO:", 0.05, 0.05) + phrase("SHIP TO:", 0.4, 0.05)
+             + phrase("Microsoft Finance", 0.05, 0.08) + phrase("Microsoft Delivery", 0.4, 0.08))
+    document = Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-customer"] == "Microsoft Finance"
+
+
 def test_fuzzy_labels_and_space_insensitive_matching(invoices_config: dict[str, Any]) -> None:
     document = line_document("InvoiceNumbr: A-17", "BillTo: Wayne Enterprises")
     targets = extract_all(document, invoices_config)

@@ -291,7 +291,15 @@ def _right_of(line: Line, label: Label, covered: set[tuple[int, int]]) -> list[l
     for offset, word in enumerate(line.words[label.end :]):
         if not phrases and _RATE.fullmatch(word.text):
             continue  # "Sales Tax 20%: 1.815,49 EUR", "GST (25%): $80.00"
-        if (label.line, label.end + offset) in covered or _label_like(word):
+        if (label.line, label.end + offset) in covered:
+            break
+        if _label_like(word):
+            # "BILL TO:      SHIP TO:": a phrase in a column of its own that ends in a
+            # colon is the next heading, not this label's value ("Vendor: Initech Date:"
+            # keeps "Initech": it follows its label closely).
+            if (len(phrases) == 1 and word.x0 - previous <= _MAX_WORD_GAP * char
+                    and phrases[0][0].x0 - start > _MAX_WORD_GAP * char):
+                phrases.pop()
             break
         if word.x0 - start > _MAX_LABEL_GAP * char:
             break
