@@ -143,20 +143,47 @@ def test_value_stops_at_the_next_label_and_at_a_wide_gap(invoices_config: dict[s
     assert values["t-customer"] == "Umbrella Corp"
 
 
-def test_a_heading_in_the_next_column_is_no_value(invoices_config: dict[str, Any]) -> None:
-    # Headings side by side: right of "BILL TO:" stands the next heading, not the name.
-    def phrase(text: str, x: float, y: float) -> list[Word]:
-        words = []
+def placed(*phrases: tuple[str, float, float]) -> Document:
+    """A one-page document of phrases at (x, y), words 0.015 high."""
+    words = []
+    for text, x, y in phrases:
         for token in text.split():
             words.append(Word(token, x, y, x + 0.012 * len(token), y + 0.015))
             x += 0.012 * len(token) + 0.006
-        return words
+    return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
 
-    words = (phrase("BILL TO:", 0.05, 0.05) + phrase("SHIP TO:", 0.4, 0.05)
-             + phrase("Microsoft Finance", 0.05, 0.08) + phrase("Microsoft Delivery", 0.4, 0.08))
-    document = Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+
+def test_a_heading_in_the_next_column_is_no_value(invoices_config: dict[str, Any]) -> None:
+    # Headings side by side: right of "BILL TO:" stands the next heading, not the name.
+    document = placed(("BILL TO:", 0.05, 0.05), ("SHIP TO:", 0.4, 0.05),
+                      ("Microsoft Finance", 0.05, 0.08), ("Microsoft Delivery", 0.4, 0.08))
     values = field_values(extract_all(document, invoices_config))
     assert values["t-customer"] == "Microsoft Finance"
+
+
+def test_a_row_of_headings_over_a_row_of_values(invoices_config: dict[str, Any]) -> None:
+    # The values stand two line heights below their headings; right of "Invoice Date"
+    # is the next heading, which has no date's shape, so the value below is read.
+    document = placed(("Invoice Number", 0.05, 0.05), ("Invoice Date", 0.25, 0.05),
+                      ("Invoice Due Date", 0.45, 0.05), ("34278587", 0.05, 0.1),
+                      ("6/18/2017", 0.25, 0.1), ("6/24/2017", 0.45, 0.1))
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-invoice-number"] == "34278587"
+    assert values["t-invoice-date"] == "6/18/2017"
+    assert values["t-due-date"] == "6/24/2017"  # the one date left, by its shape
+
+
+def test_free_text_is_read_only_right_under_its_label(invoices_config: dict[str, Any]) -> None:
+    near = placed(("Bill To", 0.05, 0.05), ("Globex Corporation", 0.05, 0.075))
+    far = placed(("Bill To", 0.05, 0.05), ("Globex Corporation", 0.05, 0.1))
+    assert field_values(extract_all(near, invoices_config))["t-customer"] == "Globex Corporation"
+    assert field_values(extract_all(far, invoices_config))["t-customer"] == ""
+
+
+def test_a_title_with_a_colon_labels_the_number(invoices_config: dict[str, Any]) -> None:
+    document = line_document("CONTOSO LTD. INVOICE", "INVOICE: INV-100", "DATE: 11/15/2019")
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-invoice-number"] == "INV-100"
 
 
 def test_fuzzy_labels_and_space_insensitive_matching(invoices_config: dict[str, Any]) -> None:

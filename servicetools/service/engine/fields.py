@@ -36,6 +36,9 @@ _MAX_CONFIDENCE = 0.97
 _SHAPE_ONLY = 0.4
 _BELOW = 0.9
 _BELOW_BARE = 0.7
+# How far below its label a value may stand, in label heights.
+_BELOW_REACH = 1.5
+_BELOW_REACH_SHAPED = 3.0
 # Gaps in units of the line's mean character width.
 _MAX_LABEL_GAP = 50.0
 _MAX_WORD_GAP = 3.0
@@ -129,7 +132,9 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                 for order, (target_id, key, size) in enumerate(aliases):
                     if end - start > size + 1 or len(phrase) > 1.25 * len(key) + 1:
                         continue
-                    score = _label_score(key, phrase)
+                    # "INVOICE: INV-100": with a colon even a title labels a value.
+                    colon = line.words[end - 1].text.endswith(":")
+                    score = _label_score(key, phrase, titles=not colon)
                     if score:
                         found.append((Label(target_id, key, index, start, end, score), order))
         found.sort(key=lambda h: (-round(h[0].score, 1), -len(h[0].key), -h[0].score,
@@ -153,10 +158,10 @@ def _phrase_starts(line: Line) -> set[int]:
     }
 
 
-def _label_score(key: str, phrase: str) -> float:
+def _label_score(key: str, phrase: str, titles: bool = True) -> float:
     if phrase == key:
         return 1.0
-    if phrase in _TITLES:
+    if titles and phrase in _TITLES:
         return 0.0  # the title "INVOICE" is close to "Invoice #" but labels nothing
     if len(key) < _EXACT_BELOW or abs(len(key) - len(phrase)) > 0.25 * len(key):
         return 0.0
@@ -219,11 +224,18 @@ def _candidate(
     line = label.line
     placement = 1.0
     words = _pick(_right_of(lines[label.line], label, covered), shape)
-    if not words:
-        words, line = _below(lines, label, covered)
-        # A label without a colon above a value is as often a table's column header.
-        colon = lines[label.line].words[label.end - 1].text.endswith(":")
-        placement = _BELOW if colon else _BELOW_BARE
+    if not words or not _has_shape(words, shape):
+        # Nothing right of the label, or nothing of the value's shape ("Due Date Payment
+        # Terms" over "March 3, 2026 ..."): a row of headings over their values.
+        # A value of a known shape may stand further down (a row of headings over a
+        # row of values, set apart); free text only right under its label.
+        reach = _BELOW_REACH if shape.pattern is None else _BELOW_REACH_SHAPED
+        below, below_line = _below(lines, label, covered, reach)
+        if below and (not words or _has_shape(below, shape)):
+            words, line = below, below_line
+            # A label without a colon above a value is as often a table's column header.
+            colon = lines[label.line].words[label.end - 1].text.endswith(":")
+            placement = _BELOW if colon else _BELOW_BARE
     if not words:
         return None
     # "Invoice #:SI-72004": OCR glued the label's end to the value.
@@ -254,6 +266,11 @@ def _respace(text: str) -> str:
     """Spaces OCR dropped inside dates and amounts: "August27,2023" -> "August 27, 2023"."""
     text = re.sub(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])", " ", text)
     return re.sub(r",(?=\d{4}\b)", ", ", text)
+
+
+def _has_shape(words: list[Word], shape: Shape) -> bool:
+    """Whether the words hold a value of the shape (always, for free text)."""
+    return shape.pattern is None or bool(shape.find(" ".join(w.text for w in words)))
 
 
 def _pick(phrases: list[list[Word]], shape: Shape) -> list[Word]:
@@ -311,15 +328,17 @@ def _right_of(line: Line, label: Label, covered: set[tuple[int, int]]) -> list[l
 
 
 def _below(
-    lines: list[Line], label: Label, covered: set[tuple[int, int]]
+    lines: list[Line], label: Label, covered: set[tuple[int, int]], reach: float
 ) -> tuple[list[Word], int]:
+    """The phrase under the label on the next line, if that line is within ``reach``
+    label heights of it."""
     here = lines[label.line]
     x0, x1 = here.words[label.start].x0, here.words[label.end - 1].x1
     below = label.line + 1
     if below >= len(lines):
         return [], below
     line = lines[below]
-    if line.page != here.page or line.y0 - here.y1 > 1.5 * here.height:
+    if line.page != here.page or line.y0 - here.y1 > reach * here.height:
         return [], below
     char = _char_width(line)
     starts = [
