@@ -19,8 +19,14 @@ _DATE_PATTERNS = [
 ]
 DATE = re.compile("|".join(f"(?:{p})" for p in _DATE_PATTERNS), re.IGNORECASE)
 _CURRENCY = r"(?:[$€£¥]|usd|eur|gbp|chf)"
+_GROUPED = r"\d{1,3}(?:[,.']\d{3})+"
+# With cents; or whole, when a currency sign or thousands grouping says it is money
+# ("$4,500", "$450", "4,500"): a bare "2024" or "3" stays a number.
 AMOUNT = re.compile(
-    rf"(?:{_CURRENCY}\s?)?-?(?:\d{{1,3}}(?:[,.']\d{{3}})+|\d+)[.,]\d{{2}}(?:\s?{_CURRENCY})?",
+    rf"(?:{_CURRENCY}\s?)?-?(?:{_GROUPED}|\d+)[.,]\d{{2}}(?:\s?{_CURRENCY})?"
+    rf"|{_CURRENCY}\s?-?(?:{_GROUPED}|\d+)"
+    rf"|-?(?:{_GROUPED}|\d+)\s?{_CURRENCY}"
+    rf"|-?{_GROUPED}",
     re.IGNORECASE,
 )
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
