@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test e2e bench bench-accuracy serve lint clean
+.PHONY: demo test test-wheel e2e bench bench-accuracy serve lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The wheel without extras in a fresh venv: the client-side tests against it, then the
+# demo from the wheel (CI runs this after `make test`).
+test-wheel: $(STAMP)
+	PYTHON=$(PYTHON) .ci/test-wheel
 
 # Needs Debian's Chromium (apt-get install chromium); `make test` runs it too when present.
 e2e: $(STAMP)

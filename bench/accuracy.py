@@ -42,7 +42,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from servicetools.service.validation import parse_amount  # noqa: E402
+from servicetools import bundled  # noqa: E402
+from servicetools.wire.values import parse_amount  # noqa: E402
 
 CALIBRATION_SEEDS = (2026, 11)
 EVALUATION_SEED = 31
@@ -405,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.devset is not None:
             seed = truths[0].get("seed", "?") if truths else "?"
         configurations = {p.stem: json.loads(p.read_text())
-                          for p in (ROOT / "data" / "configurations").glob("*.json")}
+                          for p in (bundled.CONFIGURATIONS).glob("*.json")}
         scores = {k: Score() for k in KINDS2}
         scans = [t for t in truths if t["format"] != "pdf"]
         step = max(1, len(scans) // max(1, args.timed_scans))

@@ -1,13 +1,39 @@
 """servicetools: audit document data extraction from Jupyter.
 
-The client side (this package's top level) never imports the reference service;
-``servicetools.service`` needs the ``service`` extra.
+The package is a layered house; each layer imports only the ones below it (a test
+reads the imports):
+
+====================  ==============================================================
+`wire`                what both halves share: schemas, protocol constants, content
+                      sniffing, value parsers, the validation-rule language
+`client`              the thin requests client, its errors, `Batch`, `LocalService`
+`analysis`            pandas: `frames`, `audit`, `plots`, `widgets`, `ledger`
+`service`             the local reference service and its engine (``service`` extra)
+`datagen`             the dev-set generator (``datagen`` extra)
+`bundled`             the configurations, classifier and demo sample that ship inside
+====================  ==============================================================
+
+The public names are re-exported here, so ``import servicetools as st`` and
+``st.frames.fields(batch)`` are all a notebook needs. Importing this package never
+imports the service.
 """
 
-from . import audit, errors, frames, ledger, plots, widgets
-from .batch import Batch, Failure
-from .client import Client, VaultAPI, VaultDocument, trigger_request
-from .errors import (
+from . import bundled, wire
+from ._version import __version__
+from .analysis import audit, frames, ledger, plots, widgets
+from .analysis.ledger import Ledger
+from .client import (
+    Batch,
+    Client,
+    Failure,
+    LocalService,
+    LocalServiceError,
+    VaultAPI,
+    VaultDocument,
+    errors,
+    trigger_request,
+)
+from .client.errors import (
     APIError,
     AuthenticationError,
     Conflict,
@@ -29,10 +55,6 @@ from .errors import (
     UnsupportedMediaType,
     WaitTimeout,
 )
-from .ledger import Ledger
-from .local import LocalService, LocalServiceError
-
-__version__ = "0.1.0"
 
 __all__ = [
     "APIError",
@@ -65,10 +87,12 @@ __all__ = [
     "WaitTimeout",
     "__version__",
     "audit",
+    "bundled",
     "errors",
     "frames",
     "ledger",
     "plots",
     "trigger_request",
     "widgets",
+    "wire",
 ]

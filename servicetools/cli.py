@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .extras import MissingExtra
+
 if TYPE_CHECKING:
     from .service.settings import Settings
 
@@ -17,7 +19,7 @@ DEV_TOKEN_ENV = "SERVICETOOLS_DEV_TOKEN"
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    from .service.settings import BUNDLED_DATA, Settings
+    from .service.settings import BUNDLED_DATA, Settings  # needs the service extra
 
     extra = {"workers": args.workers} if getattr(args, "workers", None) else {}
     return Settings(
@@ -31,12 +33,12 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    settings = _settings(args)  # first: without the service extra, it says what to install
     import uvicorn
 
     from .service.app import create_app
-    from .service.configs import ConfigError
+    from .service.core.configs import ConfigError
 
-    settings = _settings(args)
     if not settings.dev_token:
         # The embedded default starts with a development user and token (D2).
         settings = dataclasses.replace(settings, dev_token=secrets.token_urlsafe(24))
@@ -53,7 +55,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    from .service.store import Store
+    from .service.core.store import Store
 
     store = Store(Path(args.data_dir) / "service.sqlite3")
     if args.action == "create":
@@ -72,7 +74,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
-    from .service.configs import check_file
+    from .service.core.configs import check_file
 
     status = 0
     for path in args.files:
@@ -87,9 +89,14 @@ def cmd_config_check(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from .client import LocalServiceError, ServiceError
     from .demo import main as demo_main
 
-    return demo_main(args.out)
+    try:
+        return demo_main(args.out)
+    except (LocalServiceError, ServiceError) as exc:
+        print(f"servicetools demo: {exc}", file=sys.stderr)
+        return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -136,7 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "keys" and args.action in ("create", "revoke") and not args.user:
         parser.error(f"keys {args.action} needs --user NAME")
-    result: int = args.func(args)
+    try:
+        result: int = args.func(args)
+    except MissingExtra as exc:
+        print(f"servicetools {args.command}: {exc}", file=sys.stderr)
+        return 2
     return result
 
 

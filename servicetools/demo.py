@@ -1,8 +1,9 @@
 """The main job (`make demo`): the bundled sample batch through the service, audited.
 
-It extracts every document of ``data/documents`` with its configuration (the
-embedded local service unless ``SERVICE_BASE_URL``/``SERVICE_API_KEY`` are set),
-grades the results against ``data/truth``, prints the audit summary and writes
+It extracts every document of the bundled sample (`servicetools.bundled`: ``documents/``)
+with its configuration (the embedded local service unless
+``SERVICE_BASE_URL``/``SERVICE_API_KEY`` are set), grades the results against the
+sample's ``truth/``, prints the audit summary and writes
 ``report/``: ``index.html`` with the tables and plots (PNG) and every frame as
 Parquet.
 """
@@ -17,11 +18,12 @@ from typing import Any
 
 import pandas as pd
 
-from . import audit, frames
-from .batch import Batch
-from .client import Client
+from . import bundled
+from .analysis import audit, frames
+from .client import Batch, Client
+from .extras import require
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = bundled.ROOT
 #: configuration name -> the sample documents it reads (folders under data/documents)
 SAMPLES = {"invoices": "invoices", "receipts": "receipts"}
 #: The share of wrong values tolerated among auto-accepted ones.
@@ -53,6 +55,8 @@ class DemoReport:
 def run(out_dir: str | Path = "report", *, data_dir: Path = DATA, client: Client | None = None,
         error_budget: float = ERROR_BUDGET, progress: bool = True) -> DemoReport:
     """Extract, audit and report; returns the `DemoReport` (files already written)."""
+    # Before minutes of extraction, not after: the report's plots need matplotlib.
+    require("plots", feature="the demo report")
     start = time.perf_counter()
     client = client or Client.from_env()
     batches = {}
@@ -125,7 +129,7 @@ def _write(r: DemoReport, graded: pd.DataFrame) -> None:
     matplotlib.use("Agg")  # the demo runs in terminals and CI, never on a screen
     import matplotlib.pyplot as plt
 
-    from . import plots
+    from .analysis import plots
 
     out = r.out_dir
     (out / "frames").mkdir(parents=True, exist_ok=True)

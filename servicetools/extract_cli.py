@@ -21,7 +21,7 @@ _LISTED = 20
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``extract`` on the ``add_subparsers()`` object of the main parser."""
-    from .client import DEFAULT_BATCH_TIMEOUT, DEFAULT_CONCURRENCY
+    from .client.many import DEFAULT_BATCH_TIMEOUT, DEFAULT_CONCURRENCY
 
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "extract", help="run documents through the service into a batch file",
@@ -47,7 +47,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from .client import Client
-    from .errors import ServiceError
+    from .client.errors import ServiceError
 
     label = args.configuration or args.configuration_id
     out = args.out or f"runs/{label}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"

@@ -17,19 +17,19 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import wire
-from .configs import Catalog
+from ..wire.protocol import API_PREFIX, AUTH_HEADER, ErrorCode
+from .core.configs import Catalog
+from .core.pipeline import Pipeline
+from .core.store import Store
+from .core.vault import Vault
 from .deps import Parts
 from .errors import ApiError
-from .pipeline import Pipeline
 from .routes import extraction, vault
 from .settings import Settings
-from .store import Store
-from .vault import Vault
 
 log = logging.getLogger("servicetools.service")
-API_PREFIX = "/service/api"
-
-_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "document_too_large"}
+_HTTP_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
+               413: ErrorCode.DOCUMENT_TOO_LARGE}
 
 
 def build_parts(settings: Settings) -> Parts:
@@ -80,7 +80,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = _HTTP_CODES.get(exc.status_code, "invalid_request")
+        code = _HTTP_CODES.get(exc.status_code, ErrorCode.INVALID_REQUEST)
         message = str(exc.detail)
         if exc.status_code == 404:
             message = f"There is no endpoint at {request.url.path}."
@@ -90,14 +90,15 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return _error(400, "invalid_request", "The request is malformed.",
+        return _error(400, ErrorCode.INVALID_REQUEST, "The request is malformed.",
                       {"problems": [str(e.get("msg")) for e in exc.errors()]})
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         # A 500 is a bug (D3); still answer in the documented shape, and log it.
         log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return _error(500, "internal_error", "The service failed unexpectedly; this is a bug.")
+        return _error(500, ErrorCode.INTERNAL_ERROR,
+                      "The service failed unexpectedly; this is a bug.")
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
@@ -116,7 +117,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         for name in wire.SCHEMA_NAMES:
             schemas[name] = wire.bundled(name, ref_root=f"#/components/schemas/{name}")
         doc["components"]["securitySchemes"] = {
-            "ApiToken": {"type": "apiKey", "in": "header", "name": "X-Api"}}
+            "ApiToken": {"type": "apiKey", "in": "header", "name": AUTH_HEADER}}
         doc["security"] = [{"ApiToken": []}]
         app.openapi_schema = doc
     return app.openapi_schema

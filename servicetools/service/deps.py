@@ -10,12 +10,13 @@ from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response
 
 from .. import wire
-from .configs import Catalog
+from ..wire.protocol import AUTH_HEADER, ErrorCode
+from .core.configs import Catalog
+from .core.pipeline import Pipeline
+from .core.store import Store, User
+from .core.vault import Vault
 from .errors import ApiError, bad_request
-from .pipeline import Pipeline
 from .settings import Settings
-from .store import Store, User
-from .vault import Vault
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no", ""}
@@ -41,12 +42,13 @@ async def current_user(request: Request) -> User:
     # async, so it runs on the event loop: one indexed read of the WAL database (tens of
     # microseconds, never blocked by writers) is cheaper than a hop to the thread pool,
     # which every request would pay.
-    token = request.headers.get("x-api")
+    token = request.headers.get(AUTH_HEADER)
     if not token:
-        raise ApiError(401, "unauthorized", "The X-Api header with an API token is missing.")
+        raise ApiError(401, ErrorCode.UNAUTHORIZED,
+                       f"The {AUTH_HEADER} header with an API token is missing.")
     user = parts(request).store.user_for_token(token)
     if user is None:
-        raise ApiError(401, "unauthorized", "The API token is unknown or revoked.")
+        raise ApiError(401, ErrorCode.UNAUTHORIZED, "The API token is unknown or revoked.")
     return user
 
 
@@ -69,7 +71,7 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 def _too_large(size: int, limit: int) -> ApiError:
-    return ApiError(413, "document_too_large",
+    return ApiError(413, ErrorCode.DOCUMENT_TOO_LARGE,
                     f"The request body is larger than the limit of {limit:,} bytes.",
                     {"size": size, "limit": limit})
 
@@ -84,7 +86,8 @@ async def json_body(request: Request, schema: str, *, check: bool = True) -> dic
     try:
         body = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise bad_request(f"The request body is not valid JSON: {exc}.", "invalid_json") from exc
+        raise bad_request(f"The request body is not valid JSON: {exc}.",
+                          ErrorCode.INVALID_JSON) from exc
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object.")
     unknown = _unknown_fields(body, schema)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..wire.protocol import ErrorCode
+
 
 class ApiError(Exception):
     """An error answered as ``{"error": {"code", "message", "details"}}`` with ``status``."""
@@ -21,10 +23,11 @@ class ApiError(Exception):
         return {"error": {"code": self.code, "message": self.message, "details": self.details}}
 
 
-def bad_request(message: str, code: str = "invalid_request", **details: Any) -> ApiError:
+def bad_request(message: str, code: str = ErrorCode.INVALID_REQUEST, **details: Any
+                ) -> ApiError:
     return ApiError(400, code, message, details)
 
 
 def not_found(kind: str, id_: str) -> ApiError:
     # D2: the same body for unknown and foreign ids, so nothing reveals existence.
-    return ApiError(404, "not_found", f"No {kind} with id {id_!r} was found.", {"id": id_})
+    return ApiError(404, ErrorCode.NOT_FOUND, f"No {kind} with id {id_!r} was found.", {"id": id_})

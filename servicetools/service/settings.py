@@ -6,9 +6,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import bundled
+
 MIB = 1024 * 1024
-#: The folder holding the bundled ``configurations/`` and ``classifiers/``.
-BUNDLED_DATA = Path(__file__).resolve().parents[2] / "data"
+#: The folder holding the bundled ``configurations/`` and ``classifiers/`` (package data).
+BUNDLED_DATA = bundled.ROOT
 
 
 def _default_workers() -> int:

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from servicetools import errors
-from servicetools.errors import (
+from servicetools.client.errors import (
     APIError,
     AuthenticationError,
     Conflict,

@@ -99,7 +99,8 @@ def test_wait_with_progress_bar(client: Client, invoice_pdf: bytes,
 
 
 def test_pace_quickens_as_a_wait_nears_its_end() -> None:
-    from servicetools.client import MIN_POLL, _pace
+    from servicetools.client.polling import MIN_POLL
+    from servicetools.client.polling import pace as _pace
 
     # 40 finished in the 2 s since the first round: 20 a second.
     assert _pace(1000, 40, 2.0, poll=0.25) == 0.25  # far from the end: the full pause

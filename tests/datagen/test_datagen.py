@@ -17,6 +17,7 @@ pdfplumber = pytest.importorskip("pdfplumber")
 
 from PIL import Image  # noqa: E402
 
+from servicetools import bundled  # noqa: E402
 from servicetools.datagen import (  # noqa: E402
     FORMATS,
     content,
@@ -98,7 +99,7 @@ def test_truth_has_the_documented_shape(devset: tuple[Path, list[Path]]) -> None
 def test_target_names_are_the_configurations(devset: tuple[Path, list[Path]]) -> None:
     for kind, configuration in truth.CONFIGURATION.items():
         config = json.loads(
-            (ROOT / "data" / "configurations" / f"{configuration}.json").read_text()
+            (bundled.CONFIGURATIONS / f"{configuration}.json").read_text()
         )
         targets = config["extraction_targets"]
         assert [t["name"] for t in targets if t["type"] == "field"] == list(truth.FIELDS[kind])
@@ -261,10 +262,10 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_committed_sample_matches_its_files() -> None:
-    truth_dir = ROOT / "data" / "truth"
+    truth_dir = bundled.TRUTH
     paths = sorted(truth_dir.glob("*.json")) if truth_dir.is_dir() else []
     generated = [t for t in _load(paths) if "seed" in t]
     if not generated:
         pytest.skip("no generated sample in data/")
     for t in generated:
-        assert (ROOT / "data" / "documents" / t["document"]).is_file(), t["document"]
+        assert (bundled.DOCUMENTS / t["document"]).is_file(), t["document"]

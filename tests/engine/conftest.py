@@ -5,12 +5,13 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-DATA = Path(__file__).parents[2] / "data"
+from servicetools import bundled
+
+DATA = bundled.ROOT
 
 INVOICE_ROWS = [
     ("Widget A", "2", "250.00", "500.00"),

@@ -7,14 +7,15 @@ of the comparison, so any other miss fails the test.
 """
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from servicetools import bundled
+
 from ..helpers import Api, raw_trigger
 
-DATA = Path(__file__).parents[2] / "data"
+DATA = bundled.ROOT
 KNOWN_MISSES: dict[str, set[str]] = {
     # OCR drops the tax line's amount and the space after a comma in one description.
     "inv-0011": {"Tax", "Line Items/0/4/0"},

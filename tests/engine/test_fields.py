@@ -290,7 +290,7 @@ def test_words_inside_table_rows_are_no_labels(invoices_config: dict[str, Any]) 
 
 def test_validates_agrees_with_validate_value(invoices_config: dict[str, Any]) -> None:
     from servicetools.service.engine.shapes import validates
-    from servicetools.service.validation import validate_value
+    from servicetools.wire.rules import validate_value
 
     trees = [
         tree

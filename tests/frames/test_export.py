@@ -10,11 +10,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from servicetools import audit, frames
-from servicetools.batch import Batch
+from servicetools import audit, bundled, frames
+from servicetools.client.batch import Batch
 
 FIXTURES = Path(__file__).parent / "fixtures"
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = bundled.ROOT
 
 
 def fixture(name: str) -> Any:

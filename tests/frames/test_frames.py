@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from servicetools import frames
-from servicetools.batch import Batch, Failure
+from servicetools.client.batch import Batch, Failure
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

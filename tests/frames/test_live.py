@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from servicetools import audit, frames
-from servicetools.batch import Batch
+from servicetools import audit, bundled, frames
+from servicetools.client.batch import Batch
 
 from ..helpers import Api, b64, raw_trigger
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = bundled.ROOT
 EXPECTED = {"Invoice Number": "INV-2024-0042", "Invoice Date": "2024-03-15",
             "Due Date": "2024-04-14", "Vendor": "Acme Supplies Ltd",
             "Customer": "Globex Corporation", "Subtotal": "250.00", "Tax": "50.00",

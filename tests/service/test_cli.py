@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from servicetools import LocalService
+from servicetools import LocalService, bundled
 
-from ..helpers import ROOT, Api, create_key
+from ..helpers import Api, create_key
 
-CONFIGS = ROOT / "data" / "configurations"
+CONFIGS = bundled.CONFIGURATIONS
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

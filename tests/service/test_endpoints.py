@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from servicetools import LocalService, wire
-from servicetools.service.store import Store
+from servicetools.service.core.store import Store
 
 from ..helpers import Api, b64, make_invoice_pdf, raw_trigger
 

@@ -28,7 +28,7 @@ import pytest
 import requests
 
 from servicetools import LocalService, wire
-from servicetools.service import hosted
+from servicetools.service.core import hosted
 from servicetools.service.settings import MIB, Settings
 
 from ..helpers import API, Api, b64, make_invoice_pdf, raw_trigger

@@ -5,12 +5,12 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from servicetools.service.outputschema import (
+from servicetools import bundled
+from servicetools.service.core.outputschema import (
     BINDING_ERROR,
     INVALID_SCHEMA,
     PARSING_ERROR,
@@ -24,7 +24,7 @@ from servicetools.service.outputschema import (
     render,
 )
 
-CONFIGURATIONS = Path(__file__).resolve().parents[2] / "data" / "configurations"
+CONFIGURATIONS = bundled.CONFIGURATIONS
 
 
 def load_configuration(name: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from servicetools.service.store import Store, new_id
+from servicetools.service.core.store import Store, new_id
 
 
 def _store_with_extraction(tmp_path: Path) -> tuple[Store, str, str]:

@@ -10,10 +10,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from servicetools import Client, LocalService
-from servicetools.ledger import Ledger
-from servicetools.widgets import ResultEditor
-from servicetools.widgets._data import FAILED_TINT
+from servicetools import Client, LocalService, bundled
+from servicetools.analysis.ledger import Ledger
+from servicetools.analysis.widgets import ResultEditor
+from servicetools.analysis.widgets._data import FAILED_TINT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,7 +155,7 @@ def test_confirm_records_unchanged_values_once(client: Client,
 @pytest.fixture(scope="module")
 def multi_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
     folder = tmp_path_factory.mktemp("configurations")
-    config = json.loads((ROOT / "data/configurations/invoices.json").read_text())
+    config = json.loads((bundled.CONFIGURATIONS / "invoices.json").read_text())
     date = next(t for t in config["extraction_targets"] if t["id"] == "t-invoice-date")
     config["extraction_targets"].insert(2, {**date, "id": "t-other-dates",
                                             "name": "Other Dates", "is_multiple": True})

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from servicetools import audit
-from servicetools.ledger import COLUMNS, Ledger
+from servicetools.analysis.ledger import COLUMNS, Ledger
 
 
 def rows() -> list[dict[str, Any]]:
@@ -80,6 +80,6 @@ def test_audit_reads_the_ledger_as_ground_truth() -> None:
 def test_docstring_example() -> None:
     import doctest
 
-    from servicetools import ledger
+    from servicetools.analysis import ledger
 
     assert doctest.testmod(ledger).failed == 0

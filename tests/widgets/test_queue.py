@@ -11,7 +11,7 @@ import pytest
 
 from servicetools import Batch, Client, LocalService, ServiceUnreachable, audit
 from servicetools import frames as sf
-from servicetools.widgets import (
+from servicetools.analysis.widgets import (
     ResultEditor,
     ReviewQueue,
     order_extractions,
@@ -164,7 +164,7 @@ def test_images_are_shown_as_they_are_and_a_missing_renderer_is_explained(
     monkeypatch.setitem(sys.modules, "pypdfium2", None)
     queue = ReviewQueue(client, batch)
     assert bytes(queue.image.value) == b"" and queue.image.layout.display == "none"
-    assert "pip install 'servicetools[service]'" in queue.page_note.value.replace("&#x27;", "'")
+    assert "pip install 'servicetools[widgets]'" in queue.page_note.value.replace("&#x27;", "'")
 
 
 def test_the_queue_ledger_grades_the_batch(client: Client) -> None:

@@ -10,9 +10,9 @@ from typing import Any
 import ipywidgets
 import pytest
 
-from servicetools.widgets import ResultView
-from servicetools.widgets._data import AMBER, GREEN, GREY, RED, summary
-from servicetools.widgets.pages import first_page
+from servicetools.analysis.widgets import ResultView
+from servicetools.analysis.widgets._data import AMBER, GREEN, GREY, RED, summary
+from servicetools.analysis.widgets.pages import first_page
 
 
 def value(text: str, confidence: float | None, passed: bool = True, **extra: Any
@@ -105,7 +105,7 @@ def test_unknown_confidence_is_grey_and_summary_orders_by_the_worst_value() -> N
 
 
 def test_importing_the_package_does_not_import_ipywidgets() -> None:
-    code = ("import sys, servicetools, servicetools.widgets as w; "
+    code = ("import sys, servicetools, servicetools.analysis.widgets as w; "
             "assert 'ipywidgets' not in sys.modules; w.ResultView; "
             "assert 'ipywidgets' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -124,7 +124,7 @@ def test_first_page_passes_images_and_renders_pdfs(invoice_pdf: bytes, invoice_p
 def test_first_page_without_pypdfium2_says_what_to_install(
         invoice_pdf: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pypdfium2", None)
-    with pytest.raises(ImportError, match=r"servicetools\[service\]"):
+    with pytest.raises(ImportError, match=r"servicetools\[widgets\]"):
         first_page(invoice_pdf)
 
 

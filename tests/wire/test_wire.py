@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
 import json
 import pickle
 from collections.abc import Callable, Iterator
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from servicetools import wire
+from servicetools import bundled, wire
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -740,14 +739,10 @@ def test_constants_agree_with_schemas() -> None:
 
 def test_all_is_sorted_and_complete() -> None:
     assert wire.__all__ == sorted(wire.__all__)
-    public = {
-        name
-        for name, value in vars(wire).items()
-        if not name.startswith("_")
-        and not inspect.ismodule(value)
-        and getattr(value, "__module__", wire.__name__) == wire.__name__
-    }
+    public = {name for name in vars(wire) if not name.startswith("_")}
     assert set(wire.__all__) == public
+    for module in (wire.content, wire.objects, wire.protocol, wire.rules, wire.values):
+        assert module.__all__ == sorted(module.__all__), module.__name__
     for name in wire.__all__:
         assert hasattr(wire, name)
 
@@ -811,8 +806,8 @@ def test_bundled_inlines_nested_files() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    sorted((REPO / "data" / "configurations").glob("*.json"))
-    + sorted((REPO / "data" / "classifiers").glob("*.json")),
+    sorted((bundled.CONFIGURATIONS).glob("*.json"))
+    + sorted((bundled.CLASSIFIERS).glob("*.json")),
     ids=lambda p: p.name,
 )
 def test_shipped_data_files_are_valid(path: Path) -> None:

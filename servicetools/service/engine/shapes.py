@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..validation import _compiled, _rule_passes
+from ...wire.rules import compiled_pattern, rule_passes
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE_PATTERNS = [
@@ -109,7 +109,7 @@ def _passes(value: str, groups: Any) -> bool:
         rules = group.get("rules") if isinstance(group, Mapping) else None
         if not isinstance(rules, list) or not rules:
             continue
-        if not any(_rule_passes(value, rule) for rule in rules):
+        if not any(rule_passes(value, rule) for rule in rules):
             return False
     return True
 
@@ -148,4 +148,4 @@ def header_test(tree: dict[str, Any] | None) -> Callable[[str], bool]:
 
 
 def _regex(pattern: object) -> re.Pattern[str] | None:
-    return _compiled(pattern) if isinstance(pattern, str) else None
+    return compiled_pattern(pattern) if isinstance(pattern, str) else None

@@ -17,7 +17,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from ..validation import parse_number
+from ...wire.values import parse_number
 from .lines import Line
 from .pages import Word
 from .results import EngineCell

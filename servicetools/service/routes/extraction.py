@@ -15,7 +15,13 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ... import wire
-from .. import outputschema
+from ...wire.protocol import ErrorCode, StatusType
+from ..core import outputschema
+from ..core.documents import inspect_document
+from ..core.hosted import DownloadError, check_url
+from ..core.pipeline import Job, PipelineFailure
+from ..core.results import apply_updates
+from ..core.store import User, new_id
 from ..deps import (
     CurrentUser,
     Parts,
@@ -25,12 +31,7 @@ from ..deps import (
     raw_json_response,
     show_schema_output,
 )
-from ..documents import inspect_document
 from ..errors import ApiError, bad_request, not_found
-from ..hosted import DownloadError, check_url
-from ..pipeline import Job, PipelineFailure
-from ..results import apply_updates
-from ..store import User, new_id
 from ._docs import documented
 
 router = APIRouter(prefix="/extraction", tags=["extraction"])
@@ -73,7 +74,7 @@ def _decode(raw: str) -> bytes:
         return base64.b64decode(compact, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise bad_request(f"document_raw_data is not valid base64: {exc}.",
-                          "invalid_base64") from exc
+                          ErrorCode.INVALID_BASE64) from exc
 
 
 def _prepare(p: Parts, user: User, body: dict[str, Any], trigger_type: str) -> Job:
@@ -85,7 +86,7 @@ def _prepare(p: Parts, user: User, body: dict[str, Any], trigger_type: str) -> J
     else:
         config = p.catalog.configuration(name=body["configuration_name"])
         if config is None:
-            raise ApiError(404, "not_found",
+            raise ApiError(404, ErrorCode.NOT_FOUND,
                            f"No configuration named {body['configuration_name']!r} was found.",
                            {"name": body["configuration_name"]})
     classifier = None
@@ -116,7 +117,7 @@ def _prepare(p: Parts, user: User, body: dict[str, Any], trigger_type: str) -> J
         if stored is None:
             raise not_found("document", body["document_storage_id"])
         if declared is not None and declared != stored["content_type"]:
-            raise ApiError(400, "content_type_mismatch",
+            raise ApiError(400, ErrorCode.CONTENT_TYPE_MISMATCH,
                            f"content_type is {declared!r} but the vault document is "
                            f"{stored['content_type']!r}.",
                            {"declared": declared, "detected": stored["content_type"]})
@@ -186,7 +187,7 @@ async def trigger_sync(request: Request, user: CurrentUser) -> Any:
         data = await asyncio.wrap_future(p.pipeline.submit(job))
     except PipelineFailure as exc:
         status = p.store.latest_statuses(user.id, [job.extraction_id]).get(job.extraction_id)
-        raise ApiError(422, "extraction_failed", f"The extraction failed: {exc}",
+        raise ApiError(422, ErrorCode.EXTRACTION_FAILED, f"The extraction failed: {exc}",
                        {"status": status, "extraction_id": job.extraction_id}) from exc
     return _present(data, schema_output)
 
@@ -207,16 +208,16 @@ def _readable(p: Parts, user: User, extraction_id: str) -> None:
     if row is None:
         raise not_found("extraction", extraction_id)
     if not row["saved"]:
-        raise ApiError(404, "extraction_not_saved",
+        raise ApiError(404, ErrorCode.EXTRACTION_NOT_SAVED,
                        f"Extraction {extraction_id!r} was run with save_extraction false; "
                        "its data was not stored.", {"id": extraction_id})
     status = p.store.latest_statuses(user.id, [extraction_id])[extraction_id]
-    if status["status_type"] == "error":
-        raise ApiError(409, "extraction_failed",
+    if status["status_type"] == StatusType.ERROR:
+        raise ApiError(409, ErrorCode.EXTRACTION_FAILED,
                        f"Extraction {extraction_id!r} failed: {status['message']}",
                        {"status": status})
-    if status["status_type"] != "ended":
-        raise ApiError(409, "extraction_running",
+    if status["status_type"] != StatusType.ENDED:
+        raise ApiError(409, ErrorCode.EXTRACTION_RUNNING,
                        f"Extraction {extraction_id!r} is still running "
                        f"({status['status_type']}).", {"status": status})
     if row["data_state"] == "deleted":
@@ -224,7 +225,7 @@ def _readable(p: Parts, user: User, extraction_id: str) -> None:
 
 
 def _deleted(extraction_id: str) -> ApiError:
-    return ApiError(410, "extraction_data_deleted",
+    return ApiError(410, ErrorCode.EXTRACTION_DATA_DELETED,
                     f"The data of extraction {extraction_id!r} was deleted after its first "
                     "fetch.", {"id": extraction_id})
 
@@ -265,7 +266,7 @@ async def list_statuses(request: Request, user: CurrentUser) -> Any:
     if isinstance(ids, list) and len(ids) > wire.MAX_STATUS_IDS:
         raise bad_request(f"extraction_id_list holds {len(ids)} ids; at most "
                           f"{wire.MAX_STATUS_IDS} are allowed per request.",
-                          "too_many_ids", count=len(ids), limit=wire.MAX_STATUS_IDS)
+                          ErrorCode.TOO_MANY_IDS, count=len(ids), limit=wire.MAX_STATUS_IDS)
     problems = wire.errors(body, "status_list_request")
     if problems:
         raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
@@ -274,7 +275,7 @@ async def list_statuses(request: Request, user: CurrentUser) -> Any:
     found = await run_in_threadpool(p.store.latest_statuses, user.id, wanted)
     unknown = [i for i in wanted if i not in found]
     if unknown:
-        raise ApiError(404, "not_found", f"{len(unknown)} extraction id(s) were not found: "
+        raise ApiError(404, ErrorCode.NOT_FOUND, f"{len(unknown)} extraction id(s) were not found: "
                        + ", ".join(unknown[:5]) + ("..." if len(unknown) > 5 else ""),
                        {"unknown_ids": unknown})
     return json_response({"status_map": {i: found[i] for i in wanted},

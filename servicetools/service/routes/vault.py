@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from ...wire.protocol import ErrorCode
 from ..deps import CurrentUser, parts
 from ..errors import ApiError, bad_request, not_found
 from ..settings import MIB
@@ -29,7 +30,7 @@ async def upload(request: Request, user: CurrentUser) -> Any:
     limit = p.settings.max_document_bytes + MIB  # room for the multipart framing
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
-        raise ApiError(413, "document_too_large",
+        raise ApiError(413, ErrorCode.DOCUMENT_TOO_LARGE,
                        f"The upload is larger than the limit of "
                        f"{p.settings.max_document_bytes:,} bytes.",
                        {"size": int(declared), "limit": p.settings.max_document_bytes})
@@ -37,7 +38,7 @@ async def upload(request: Request, user: CurrentUser) -> Any:
         form = await request.form(max_files=1, max_fields=10)
     except Exception as exc:  # noqa: BLE001  python-multipart raises several types
         raise bad_request(f"The body is not valid multipart form data: {exc}.",
-                          "invalid_multipart") from exc
+                          ErrorCode.INVALID_MULTIPART) from exc
     try:
         file = form.get("uploadFile")
         doctype = form.get("doctype")

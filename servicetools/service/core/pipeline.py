@@ -20,10 +20,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
+from ...wire.protocol import StatusType
+from ..errors import ApiError
+from ..settings import Settings
 from .documents import inspect_document
-from .errors import ApiError
 from .hosted import DownloadError, download
-from .settings import Settings
 from .store import Store
 
 log = logging.getLogger("servicetools.service")
@@ -85,7 +86,7 @@ def _watch_parent(parent: int) -> None:
 
 
 def _warm_up() -> int:
-    from . import engine  # noqa: F401  (importing the engine is most of a cold start)
+    from .. import engine  # noqa: F401  (importing the engine is most of a cold start)
 
     return os.getpid()
 
@@ -105,7 +106,7 @@ def run_job(job: Job) -> dict[str, Any]:
 
     try:
         if job.classifier is None:
-            stage(("started", "", None))
+            stage((StatusType.STARTED, "", None))
         return _run(job, settings, store, stage, picked)
     except _Stopped:
         raise PipelineFailure(INTERRUPTED) from None
@@ -116,13 +117,14 @@ def run_job(job: Job) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001  the engine must never take a worker down
         log.exception("extraction %s failed", job.extraction_id)
         message = f"internal engine error: {type(exc).__name__}: {exc}"
-    store.add_status(job.extraction_id, "error", message)
+    store.add_status(job.extraction_id, StatusType.ERROR, message)
     raise PipelineFailure(message)
 
 
 def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
          ) -> dict[str, Any]:
-    from . import engine, results
+    from .. import engine
+    from . import results
 
     t0 = time.perf_counter()
     storage_id = job.document_storage_id
@@ -153,7 +155,7 @@ def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
         label, score = engine.classify(document, job.classifier)
         verdict = (f"classified as {label!r} (score {score:.2f})" if label
                    else "matched no class")
-        stage(("started", f"{verdict} by classifier {job.classifier['name']!r}", picked))
+        stage((StatusType.STARTED, f"{verdict} by classifier {job.classifier['name']!r}", picked))
         wanted = job.configuration.get("document_class")
         if wanted and label != wanted:
             found = f"was classified as {label!r}" if label else "matched no class"
@@ -161,7 +163,7 @@ def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
                 f"the document {found} but configuration {job.configuration['name']!r} "
                 f"is for {wanted!r} documents"
             )
-    stage(("doc_converted_to_png", f"{len(document.pages)} page(s) rendered at "
+    stage((StatusType.DOC_CONVERTED_TO_PNG, f"{len(document.pages)} page(s) rendered at "
            f"{settings.render_dpi} dpi", None))
     t_rendered = time.perf_counter()
     groups = engine.group_targets(job.configuration)
@@ -169,9 +171,9 @@ def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
     # microseconds of each other share a transaction (fewer write locks taken per
     # extraction means less waiting between the workers and the service).
     formed = time.time()
-    stage(("target_groups_formed", f"{len(groups)} group(s): "
+    stage((StatusType.TARGET_GROUPS_FORMED, f"{len(groups)} group(s): "
            + ", ".join(g.search_area for g in groups), formed),
-          ("extraction_started", "", formed))
+          (StatusType.EXTRACTION_STARTED, "", formed))
     extracted = []
     for group in groups:
         extracted += engine.extract_group(document, group, job.configuration)
@@ -191,8 +193,8 @@ def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
     }
     now = time.time()
     if not store.finish(job.extraction_id, data_obj if job.save else None, usage,
-                        [("extraction_ended", extraction_ended),
-                         ("usage_statistics_aggregated", now), ("ended", now)]):
+                        [(StatusType.EXTRACTION_ENDED, extraction_ended),
+                         (StatusType.USAGE_STATISTICS_AGGREGATED, now), (StatusType.ENDED, now)]):
         raise _Stopped(job.extraction_id)
     return data_obj
 
@@ -219,7 +221,7 @@ class Pipeline:
         """D5: close every extraction left running by a stopped service."""
         ids = self.store.unfinished()
         for extraction_id in ids:
-            self.store.add_status(extraction_id, "error", INTERRUPTED)
+            self.store.add_status(extraction_id, StatusType.ERROR, INTERRUPTED)
         return len(ids)
 
     def warm_up(self) -> None:
@@ -240,7 +242,7 @@ class Pipeline:
     def _closed(self, job: Job, future: Future[dict[str, Any]]) -> None:
         exc = future.exception()
         if isinstance(exc, BrokenProcessPool):
-            self.store.add_status(job.extraction_id, "error",
+            self.store.add_status(job.extraction_id, StatusType.ERROR,
                                   "the engine process stopped unexpectedly")
 
     def shutdown(self) -> None:

@@ -11,6 +11,7 @@ the same data folder and port (`start`).
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
 import shutil
@@ -19,11 +20,17 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import requests
+
+from ..extras import require
+from ..wire.protocol import API_PREFIX, AUTH_HEADER
+
+__all__ = ["LocalService", "LocalServiceError", "START_TIMEOUT", "embedded_service"]
 
 #: How long a start may take before it is given up (a cold start imports the engine).
 START_TIMEOUT = 60.0
@@ -102,13 +109,13 @@ class LocalService:
             self.process = subprocess.Popen(self._command(), stdout=log, stderr=log, env=env,
                                             stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
-        url = f"{self.base_url}/service/api/vault/list"
+        url = f"{self.base_url}{API_PREFIX}/vault/list"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise LocalServiceError(f"the local service exited with code "
                                         f"{self.process.returncode}:\n{self._log_tail()}")
             try:
-                if requests.get(url, headers={"X-Api": self.token}, timeout=2).ok:
+                if requests.get(url, headers={AUTH_HEADER: self.token}, timeout=2).ok:
                     return self
             except requests.RequestException:
                 pass
@@ -151,3 +158,27 @@ class LocalService:
         state = "running" if self.process and self.process.poll() is None else "stopped"
         return f"<LocalService {self.base_url} {state} data_dir={str(self.data_dir)!r}>"
 
+
+
+# -- the embedded default ---------------------------------------------------------------
+_embedded: LocalService | None = None
+_embedded_lock = threading.Lock()
+#: Modules the embedded service cannot start without (all in the ``service`` extra).
+_SERVICE_MODULES = ("fastapi", "uvicorn", "pypdfium2")
+
+
+def embedded_service() -> LocalService:
+    """The process's one embedded LocalService, started on first use, stopped at exit."""
+    global _embedded
+    with _embedded_lock:
+        if _embedded is None:
+            require("service", *_SERVICE_MODULES,
+                    feature="SERVICE_BASE_URL and SERVICE_API_KEY are not set, and the "
+                            "embedded service")
+            service = LocalService()
+            service.start()
+            atexit.register(service.stop)
+            _embedded = service
+        elif _embedded.process is None or _embedded.process.poll() is not None:
+            _embedded.start()  # it died (or was stopped): same port, token and data
+        return _embedded

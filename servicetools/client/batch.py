@@ -18,20 +18,21 @@ from __future__ import annotations
 import html
 import json
 import os
-import threading
 import time
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import APIError, InvalidResponse, ServiceError, TransportError, WaitTimeout
+from .errors import APIError
 
-if TYPE_CHECKING:
-    from .client import Client, _Source
-
-__all__ = ["FORMAT", "STAGES", "VERSION", "Batch", "Failure", "extract_many"]
+__all__ = [
+    "Batch",
+    "FORMAT",
+    "Failure",
+    "STAGES",
+    "VERSION",
+]
 
 FORMAT = "servicetools.batch"
 VERSION = 1
@@ -210,167 +211,3 @@ class Batch:
 
 def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def extract_many(
-    client: Client,
-    sources: list[_Source],
-    *,
-    configuration_name: str | None,
-    configuration_id: str | None,
-    classifier_id: str | None,
-    concurrency: int,
-    upload_first: bool,
-    timeout: float | None,
-    progress: bool,
-    chunk_size: int,
-    poll: float,
-    max_poll: float,
-) -> Batch:
-    """The machinery of `Client.extract_many` (documents already expanded)."""
-    from . import __version__
-    from .client import _build_request, _progress_bar
-
-    if (configuration_name is None) == (configuration_id is None):
-        raise TypeError("give exactly one of configuration_name and configuration_id")
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    started_unix, start = time.time(), time.monotonic()
-    results: dict[int, tuple[str, dict[str, Any]]] = {}
-    failures: dict[int, Failure] = {}
-    lock = threading.Lock()
-    bar = _progress_bar(len(sources), "triggering", progress)
-
-    def finish(index: int, *, failure: Failure | None = None,
-               result: tuple[str, dict[str, Any]] | None = None) -> None:
-        with lock:  # worker threads and the polling thread both report here
-            if failure is not None:
-                failures[index] = failure
-            elif result is not None:
-                results[index] = result
-            bar.set_postfix(ended=len(results), failed=len(failures), refresh=False)
-            bar.update(1)
-
-    # After this many triggers in a row found no service, the rest are not tried: a dead
-    # service would otherwise cost every document its connection retries.
-    give_up_after = max(8, concurrency)
-    unreachable: list[TransportError] = []  # the current run of them, under ``lock``
-
-    def trigger(index: int, source: _Source) -> str | None:
-        with lock:
-            skipped = (Failure(source.name, "trigger", f"not tried: {unreachable[-1]}")
-                       if len(unreachable) >= give_up_after else None)
-        if skipped is not None:
-            finish(index, failure=skipped)
-            return None
-        stage = "read"
-        try:
-            if upload_first and source.input_type == "raw":
-                data = source.read()
-                stage = "upload"
-                record = client.vault.upload((source.file_name, data),
-                                             doctype=configuration_name or "document")
-                body = _build_request(
-                    replace(source, input_type="service", document_id=record["document_id"]),
-                    configuration_name=configuration_name, configuration_id=configuration_id,
-                    classifier_id=classifier_id,
-                    extraction_name=source.file_name if source.named else None)
-            else:
-                body = _build_request(source, configuration_name=configuration_name,
-                                      configuration_id=configuration_id,
-                                      classifier_id=classifier_id)
-            stage = "trigger"
-            extraction_id = client.trigger_async(body).get("extraction_id")
-            if not isinstance(extraction_id, str):
-                raise InvalidResponse("the trigger answer has no extraction_id")
-        except (ServiceError, OSError) as exc:
-            if isinstance(exc, TransportError):
-                with lock:
-                    unreachable.append(exc)
-            finish(index, failure=Failure.from_error(source.name, stage, exc))
-            return None
-        with lock:
-            unreachable.clear()
-        return extraction_id
-
-    def fetch(index: int, extraction_id: str) -> None:
-        try:
-            data = client.get_result(extraction_id)
-        except ServiceError as exc:
-            finish(index, failure=Failure.from_error(sources[index].name, "fetch", exc,
-                                                     extraction_id))
-            return
-        finish(index, result=(extraction_id, data))
-
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="servicetools")
-    try:
-        triggered = [pool.submit(trigger, i, s) for i, s in enumerate(sources)]
-        index_of = {}
-        for index, future in enumerate(triggered):
-            extraction_id = future.result()
-            if extraction_id is not None:
-                index_of[extraction_id] = index
-        trigger_s = time.monotonic() - start
-        bar.set_description("extracting")
-        fetches: list[Future[None]] = []
-        final: set[str] = set()
-
-        def on_final(extraction_id: str, status: dict[str, Any]) -> None:
-            final.add(extraction_id)
-            index = index_of[extraction_id]
-            if status.get("status_type") == "ended":
-                fetches.append(pool.submit(fetch, index, extraction_id))
-                return
-            reason = status.get("message") or "the extraction ended in error"
-            finish(index, failure=Failure(sources[index].name, "extraction", str(reason),
-                                          extraction_id=extraction_id,
-                                          details={"status": status}))
-
-        remaining = None if timeout is None else max(0.0, timeout - trigger_s)
-        try:
-            client._poll(list(index_of), on_final=on_final, timeout=remaining, poll=poll,
-                         max_poll=max_poll, chunk_size=chunk_size)
-        except WaitTimeout as exc:
-            for extraction_id in exc.pending:
-                last = exc.statuses.get(extraction_id, {}).get("status_type", "unknown")
-                finish(index_of[extraction_id], failure=Failure(
-                    sources[index_of[extraction_id]].name, "wait",
-                    f"not finished within {timeout:g} s (last status: {last})",
-                    extraction_id=extraction_id,
-                    details={"status": exc.statuses.get(extraction_id)}))
-        except ServiceError as exc:
-            # Not transient (e.g. the key was revoked): every unfinished one fails with it.
-            for extraction_id, index in index_of.items():
-                if extraction_id not in final:
-                    finish(index, failure=Failure.from_error(sources[index].name, "wait",
-                                                             exc, extraction_id))
-        for pending_fetch in fetches:
-            pending_fetch.result()
-    except BaseException:
-        # Ctrl-C in a notebook: drop the queued work rather than finish it.
-        pool.shutdown(wait=False, cancel_futures=True)
-        bar.close()
-        raise
-    pool.shutdown()
-    bar.close()
-    total_s = time.monotonic() - start
-    batch = Batch(
-        configuration={"name": configuration_name, "id": configuration_id},
-        timings={"started_unix": started_unix, "trigger_s": trigger_s,
-                 "wait_s": total_s - trigger_s, "total_s": total_s},
-        meta={"service": client.base_url, "servicetools": __version__},
-    )
-    for index in sorted(results):
-        extraction_id, data = results[index]
-        batch.results[extraction_id] = data
-        batch.documents[extraction_id] = sources[index].name
-    batch.failures = [failures[index] for index in sorted(failures)]
-    first = next(iter(batch.results.values()), None)
-    if first is not None:
-        # The service's own record of what ran, whichever of name or id was given.
-        info = first.get("extraction_info", {})
-        batch.configuration = {
-            "name": info.get("used_extraction_configuration_name", configuration_name),
-            "id": info.get("used_extraction_configuration_id", configuration_id),
-        }
-    return batch

@@ -13,8 +13,8 @@ import time
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from ..settings import Settings
 from .documents import inspect_document
-from .settings import Settings
 from .store import Store, new_id
 
 

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FINAL = ("ended", "error")
+from ...wire.protocol import FINAL_STATUSES, StatusType
+
+FINAL = FINAL_STATUSES
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -204,7 +206,7 @@ class Store:
                     int(delete_after_first_fetch), int(info["extracted_data_saved"]),
                 ),
             )
-            _insert_status(db, info["extraction_id"], "not_started", "",
+            _insert_status(db, info["extraction_id"], StatusType.NOT_STARTED, "",
                            info["trigger_unix_timestamp"])
 
     def extraction(self, owner_id: str, extraction_id: str) -> sqlite3.Row | None:

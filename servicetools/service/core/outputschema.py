@@ -35,16 +35,16 @@ from jmespath import exceptions as jmespath_exceptions
 from jmespath.parser import ParsedResult
 
 __all__ = [
-    "INVALID_SCHEMA",
-    "PARSING_ERROR",
     "BINDING_ERROR",
-    "OutputSchemaError",
     "CompiledSchema",
-    "load_output_schema",
-    "compile_output_schema",
-    "check",
-    "build_view",
+    "INVALID_SCHEMA",
+    "OutputSchemaError",
+    "PARSING_ERROR",
     "build_validation_view",
+    "build_view",
+    "check",
+    "compile_output_schema",
+    "load_output_schema",
     "render",
 ]
 

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..errors import ServiceError
+from ...client.errors import ServiceError
 from ..ledger import COLUMNS, Ledger
 from . import _data, _parts
 from ._parts import widgets
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ...client import Client
 
 __all__ = ["ResultEditor"]
 

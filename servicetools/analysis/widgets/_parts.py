@@ -6,13 +6,10 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from ...extras import load
 from . import _data
 
-try:
-    import ipywidgets as widgets
-except ImportError as exc:  # pragma: no cover - the widgets extra is missing
-    raise ImportError("servicetools.widgets needs ipywidgets: "
-                      "pip install 'servicetools[widgets]'") from exc
+widgets: Any = load("ipywidgets", "widgets", feature="servicetools.widgets")
 
 __all__ = ["widgets"]
 

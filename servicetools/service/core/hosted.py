@@ -20,7 +20,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from .settings import Settings
+from ..settings import Settings
 
 
 class DownloadError(Exception):

@@ -47,6 +47,8 @@ from typing import Any
 
 import requests
 
+from ..wire.protocol import ErrorCode
+
 __all__ = [
     "APIError",
     "AuthenticationError",
@@ -221,24 +223,24 @@ class ServerError(APIError):
 
 
 _BY_CODE: dict[str, type[APIError]] = {
-    "invalid_request": InvalidRequest,
-    "invalid_json": InvalidRequest,
-    "invalid_base64": InvalidRequest,
-    "content_type_mismatch": InvalidRequest,
-    "too_many_ids": InvalidRequest,
-    "invalid_multipart": InvalidRequest,
-    "empty_document": InvalidDocument,
-    "invalid_document": InvalidDocument,
-    "encrypted_document": InvalidDocument,
-    "unauthorized": AuthenticationError,
-    "not_found": NotFound,
-    "extraction_not_saved": ExtractionNotSaved,
-    "extraction_running": ExtractionRunning,
-    "extraction_failed": ExtractionFailed,
-    "extraction_data_deleted": DataDeleted,
-    "document_too_large": DocumentTooLarge,
-    "too_many_pages": DocumentTooLarge,
-    "unsupported_media_type": UnsupportedMediaType,
+    ErrorCode.INVALID_REQUEST: InvalidRequest,
+    ErrorCode.INVALID_JSON: InvalidRequest,
+    ErrorCode.INVALID_BASE64: InvalidRequest,
+    ErrorCode.CONTENT_TYPE_MISMATCH: InvalidRequest,
+    ErrorCode.TOO_MANY_IDS: InvalidRequest,
+    ErrorCode.INVALID_MULTIPART: InvalidRequest,
+    ErrorCode.EMPTY_DOCUMENT: InvalidDocument,
+    ErrorCode.INVALID_DOCUMENT: InvalidDocument,
+    ErrorCode.ENCRYPTED_DOCUMENT: InvalidDocument,
+    ErrorCode.UNAUTHORIZED: AuthenticationError,
+    ErrorCode.NOT_FOUND: NotFound,
+    ErrorCode.EXTRACTION_NOT_SAVED: ExtractionNotSaved,
+    ErrorCode.EXTRACTION_RUNNING: ExtractionRunning,
+    ErrorCode.EXTRACTION_FAILED: ExtractionFailed,
+    ErrorCode.EXTRACTION_DATA_DELETED: DataDeleted,
+    ErrorCode.DOCUMENT_TOO_LARGE: DocumentTooLarge,
+    ErrorCode.TOO_MANY_PAGES: DocumentTooLarge,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaType,
 }
 
 _BY_STATUS: dict[int, type[APIError]] = {

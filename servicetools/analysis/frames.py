@@ -52,7 +52,7 @@ Conventions (pandas' ``json_normalize`` vocabulary):
   malformed part; ``errors="ignore"`` skips malformed parts and leaves missing values NA.
   Missing optional keys are never an error. Unknown keys and target types are ignored.
 
->>> import servicetools.frames as sf
+>>> from servicetools import frames as sf
 >>> value = {"id": "v1", "extracted_field": "INV-1", "validation_passed": True,
 ...          "validation_messages": [], "confidence": 0.9}
 >>> data = {"extraction_info": {"extraction_id": "e1", "extraction_name": "a.pdf"},
@@ -81,17 +81,19 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ..wire.protocol import FINAL_STATUSES, STATUS_TYPES
+
 __all__ = [
     "CELL_COLUMNS",
     "EXTRACTION_COLUMNS",
     "FIELD_COLUMNS",
+    "FramesError",
     "PLACEHOLDER",
     "STATUS_COLUMNS",
     "STRING",
     "TARGET_COLUMNS",
     "VALIDATION_COLUMNS",
     "VAULT_COLUMNS",
-    "FramesError",
     "cells",
     "condition",
     "extractions",
@@ -265,7 +267,7 @@ def _read_path(path: str | os.PathLike[str]) -> Any:
     if str(path).endswith(".jsonl"):
         first = text.split("\n", 1)[0]
         if '"servicetools.batch"' in first:
-            from .batch import Batch  # a client-side module: no service import
+            from ..client.batch import Batch  # the client side: no service import
 
             return Batch.load(path)
         return [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -868,12 +870,6 @@ def extractions(data: Any, *, errors: Errors = "raise",
 
 
 # -- statuses --------------------------------------------------------------------------------
-def _status_types() -> tuple[str, ...]:
-    from . import wire  # client-side vocabulary, imported late to keep import time low
-
-    return tuple(wire.STATUS_TYPES)
-
-
 def _status_objects(data: Any, complain: _Complain, where: str = "data"
                     ) -> Iterator[tuple[Any, str, str | None]]:
     """(status object, where, extraction id from a key) for every status in ``data``."""
@@ -939,7 +935,7 @@ def statuses(data: Any, *, errors: Errors = "raise") -> pd.DataFrame:
         rows["message"].append(message if type(message) is str else None)
         rows["trigger_user_id"].append(_text(status.get("trigger_user_id")))
         rows["created"].append(_seconds(status.get("creation_unix_timestamp")))
-    known = _status_types()
+    known = STATUS_TYPES
     seen = [s for s in dict.fromkeys(rows["status_type"]) if s is not None and s not in known]
     kinds = pd.Categorical(rows["status_type"], categories=list(known) + seen, ordered=True)
     frame = pd.DataFrame({
@@ -950,7 +946,7 @@ def statuses(data: Any, *, errors: Errors = "raise") -> pd.DataFrame:
         "trigger_user_id": _categorical(rows["trigger_user_id"]),
         "created": _datetimes(rows["created"]),
     })
-    frame["is_final"] = pd.array(frame["status_type"].isin(["ended", "error"]).to_numpy(),
+    frame["is_final"] = pd.array(frame["status_type"].isin(sorted(FINAL_STATUSES)).to_numpy(),
                                  dtype="boolean")
     frame.loc[frame["status_type"].isna(), "is_final"] = pd.NA
     if len(frame):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 
+from ...extras import require
+from ...wire.content import JPEG, PDF, PNG, sniff_content_type
+
 __all__ = ["PAGE_WIDTH", "first_page"]
 
 #: Width in pixels a PDF page is rendered to: readable beside the form, small to send.
@@ -14,21 +17,18 @@ def first_page(document: bytes, *, width: int = PAGE_WIDTH) -> tuple[bytes, str]
     """Page 1 as ``(image bytes, "png" | "jpeg")``.
 
     PNG and JPEG come back as they are; a PDF page is rendered to PNG with pypdfium2 and
-    Pillow (the ``service`` extra): without them, ImportError says what to install.
+    Pillow (the ``widgets`` extra): without them, `MissingExtra` says what to install.
     Anything else is a ValueError.
     """
-    if document.startswith(b"\x89PNG\r\n\x1a\n"):
+    kind = sniff_content_type(document)
+    if kind == PNG:
         return document, "png"
-    if document.startswith(b"\xff\xd8\xff"):
+    if kind == JPEG:
         return document, "jpeg"
-    if b"%PDF-" not in document[:1024]:
+    if kind != PDF:
         raise ValueError("not a PDF, PNG or JPEG document")
-    try:
-        import pypdfium2 as pdfium
-        from PIL import Image  # noqa: F401 - pypdfium2's to_pil needs it
-    except ImportError as exc:
-        raise ImportError("rendering PDF pages needs pypdfium2 and Pillow: "
-                          "pip install 'servicetools[service]'") from exc
+    require("widgets", "pypdfium2", "PIL", feature="rendering PDF pages")
+    import pypdfium2 as pdfium
     try:
         pdf = pdfium.PdfDocument(document)
     except pdfium.PdfiumError as exc:

@@ -42,12 +42,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,6 +53,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from ..wire import values as _values
 from . import frames as _frames
 
 __all__ = [
@@ -63,6 +62,7 @@ __all__ = [
     "CALIBRATION_COLUMNS",
     "CALIBRATION_TABLE_COLUMNS",
     "COMPARE_COLUMNS",
+    "Calibration",
     "DATE_FORMATS",
     "DOCUMENT_COLUMNS",
     "DRIFT_COLUMNS",
@@ -73,7 +73,6 @@ __all__ = [
     "SCORECARD_COLUMNS",
     "SWEEP_COLUMNS",
     "TRUTH_COLUMNS",
-    "Calibration",
     "Thresholds",
     "accuracy",
     "calibration",
@@ -118,72 +117,20 @@ _By = str | Sequence[str]
 def parse_date(text: str, formats: Sequence[str] = DATE_FORMATS) -> str | None:
     """The ISO date of ``text`` read with the first format that fits, else None.
 
+    The date rule's parser (`servicetools.wire.values.parse_date`), giving ISO text.
+
     >>> parse_date("15.03.2025"), parse_date("Mar 05, 2024"), parse_date("INV-1")
     ('2025-03-15', '2024-03-05', None)
     """
-    s = " ".join(text.split())
-    if not s or not any(ch.isdigit() for ch in s):
-        return None
-    for fmt in formats:
-        try:
-            return datetime.strptime(s, fmt).date().isoformat()
-        except ValueError:
-            continue
-    return None
+    if not any(ch.isdigit() for ch in text):
+        return None  # most texts are no dates: skip trying every format on them
+    parsed = _values.parse_date(text, formats)
+    return None if parsed is None else parsed.date().isoformat()
 
 
-_CURRENCY = r"(?:[A-Z]{1,3}\$|[A-Z]{3}|[$€£¥₹]|Rs\.?|kr\.?)"
-# A code before the number needs a space or the digits right after it: "INV-1" is no amount.
-_CURRENCY_PREFIX = re.compile(r"^(?:(?:[A-Z]{1,3}\$|[$€£¥₹]|Rs\.?|kr\.?)\s*"
-                              r"|[A-Z]{3}(?:\s+|(?=\d)))")
-_CURRENCY_SUFFIX = re.compile(rf"(?<![A-Za-z])\s*{_CURRENCY}$")
-_DIGITS = re.compile(r"[0-9][0-9.,' ]*")
-_GROUP_SEP = re.compile(r"[.,' ]")
-
-
-def parse_amount(text: str) -> Decimal | None:
-    """The number in a money amount or plain number, else None.
-
-    Strips a currency symbol or code on either side and reads both ``1,234.50`` and
-    ``1.234,50``; a lone ``,`` before three digits is a thousands separator, a lone
-    ``.`` a decimal point. Parentheses or a minus sign make it negative.
-
-    >>> parse_amount("$1,234.50"), parse_amount("1.234,50 EUR"), parse_amount("(12)")
-    (Decimal('1234.50'), Decimal('1234.50'), Decimal('-12'))
-    """
-    s = " ".join(text.replace("\u00a0", " ").split())
-    negative = False
-    if len(s) > 2 and s[0] == "(" and s[-1] == ")":
-        negative, s = True, s[1:-1].strip()
-    for _ in range(2):  # sign and currency, in either order
-        if s[:1] in ("-", "+", "\u2212"):
-            negative, s = negative or s[0] != "+", s[1:].strip()
-        elif s[-1:] == "-":
-            negative, s = True, s[:-1].strip()
-        s = _CURRENCY_SUFFIX.sub("", _CURRENCY_PREFIX.sub("", s)).strip()
-    if not s or not _DIGITS.fullmatch(s) or s[-1] in ".,' ":
-        return None
-    decimal_mark: str | None = None
-    if "," in s and "." in s:
-        decimal_mark = "," if s.rfind(",") > s.rfind(".") else "."
-    elif s.count(",") == 1 and not re.search(r",\d{3}$", s):
-        decimal_mark = ","
-    elif s.count(".") == 1:
-        decimal_mark = "."
-    whole, _, fraction = s.rpartition(decimal_mark) if decimal_mark else (s, "", "")
-    if decimal_mark and not fraction.isdigit():
-        return None
-    groups = _GROUP_SEP.split(whole)
-    separators = set(_GROUP_SEP.findall(whole))
-    if len(groups) > 1 and (len(separators) > 1 or decimal_mark in separators
-                            or not 1 <= len(groups[0]) <= 3
-                            or any(len(g) != 3 for g in groups[1:])):
-        return None
-    try:
-        value = Decimal("".join(groups) + ("." + fraction if fraction else ""))
-    except InvalidOperation:  # pragma: no cover - the pattern admits digits only
-        return None
-    return -value if negative else value
+#: The amount rule's parser (`servicetools.wire.values.parse_amount`): what the service
+#: accepts as an amount is the amount it is graded as.
+parse_amount = _values.parse_amount
 
 
 def normalize(text: Any, options: Normalize = _DEFAULT_NORMALIZE) -> Any:
@@ -632,8 +579,7 @@ def mann_whitney(x: Any, y: Any) -> tuple[float, float]:
     """Two-sided Mann-Whitney U test: ``(U of x, p)``, normal approximation.
 
     Ties get average ranks and the tie-corrected variance; the continuity correction
-    is applied (as ``scipy.stats.mannwhitneyu(method="asymptotic")`` does, which is
-    used instead when scipy is installed).
+    is applied, as ``scipy.stats.mannwhitneyu(method="asymptotic")`` does.
 
     >>> u, p = mann_whitney([1, 2, 3], [4, 5, 6])
     >>> u, round(p, 4)
@@ -643,10 +589,6 @@ def mann_whitney(x: Any, y: Any) -> tuple[float, float]:
     n1, n2 = len(a), len(b)
     if n1 == 0 or n2 == 0:
         return math.nan, math.nan
-    scipy_stats = _scipy_stats()
-    if scipy_stats is not None:  # pragma: no cover - scipy is optional
-        res = scipy_stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic")
-        return float(res.statistic), float(res.pvalue)
     both = np.concatenate([a, b])
     uniques, inverse, counts = np.unique(both, return_inverse=True, return_counts=True)
     starts = np.cumsum(counts) - counts
@@ -666,8 +608,8 @@ def ks_2samp(x: Any, y: Any) -> tuple[float, float]:
     """Two-sample Kolmogorov-Smirnov test: ``(D, p)``, asymptotic p-value.
 
     The p-value is the Kolmogorov distribution at ``(en + 0.12 + 0.11/en) * D`` with
-    ``en = sqrt(n1 n2 / (n1 + n2))`` (Stephens' small-sample correction). With scipy
-    installed, ``scipy.stats.ks_2samp`` is used instead.
+    ``en = sqrt(n1 n2 / (n1 + n2))`` (Stephens' small-sample correction). The same
+    formula whatever else is installed, so a result never depends on the environment.
 
     >>> ks_2samp([1, 2, 3, 4], [1, 2, 3, 4])
     (0.0, 1.0)
@@ -676,10 +618,6 @@ def ks_2samp(x: Any, y: Any) -> tuple[float, float]:
     n1, n2 = len(a), len(b)
     if n1 == 0 or n2 == 0:
         return math.nan, math.nan
-    scipy_stats = _scipy_stats()
-    if scipy_stats is not None:  # pragma: no cover - scipy is optional
-        res = scipy_stats.ks_2samp(a, b)
-        return float(res.statistic), float(res.pvalue)
     grid = np.concatenate([a, b])
     cdf_a = np.searchsorted(a, grid, side="right") / n1
     cdf_b = np.searchsorted(b, grid, side="right") / n2
@@ -699,14 +637,6 @@ def _kolmogorov_sf(lam: float) -> float:
         if abs(term) < 1e-12:
             break
     return min(1.0, max(0.0, total))
-
-
-def _scipy_stats() -> Any:
-    try:
-        import scipy.stats as stats
-    except ImportError:
-        return None
-    return stats
 
 
 # -- drift -----------------------------------------------------------------------------------

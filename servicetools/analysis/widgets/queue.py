@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 
-from ..errors import ServiceError
+from ...client.errors import ServiceError
 from ..ledger import Ledger
 from . import _data
 from ._parts import widgets
@@ -17,8 +17,8 @@ from .editor import ResultEditor
 from .pages import first_page
 
 if TYPE_CHECKING:
-    from ..batch import Batch
-    from ..client import Client
+    from ...client import Client
+    from ...client.batch import Batch
 
 __all__ = ["ReviewQueue", "order_extractions", "select_extractions"]
 

@@ -10,11 +10,11 @@ import io
 import warnings
 from dataclasses import dataclass
 
-from .errors import ApiError
-from .settings import Settings
+from ...wire.content import PDF, sniff_content_type
+from ...wire.protocol import ErrorCode
+from ..errors import ApiError
+from ..settings import Settings
 
-PDF, PNG, JPEG = "application/pdf", "image/png", "image/jpeg"
-CONTENT_TYPES = (PDF, PNG, JPEG)
 # FPDF_ERR_PASSWORD: pdfium's code for a document that needs a password to open.
 _PDFIUM_PASSWORD_ERROR = 4
 
@@ -25,43 +25,31 @@ class DocumentInfo:
     num_pages: int
 
 
-def sniff(data: bytes) -> str | None:
-    """The content type told by the leading bytes, or None for anything else."""
-    # PDF readers accept the header anywhere in the first KiB; so do we.
-    if b"%PDF-" in data[:1024]:
-        return PDF
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return PNG
-    if data.startswith(b"\xff\xd8\xff"):
-        return JPEG
-    return None
-
-
 def inspect_document(
     data: bytes, settings: Settings, declared_type: str | None = None
 ) -> DocumentInfo:
     """Judge ``data`` and check the limits; raise `ApiError` with the D3 status if bad."""
     if not data:
-        raise ApiError(400, "empty_document", "The document is empty (0 bytes).")
+        raise ApiError(400, ErrorCode.EMPTY_DOCUMENT, "The document is empty (0 bytes).")
     if len(data) > settings.max_document_bytes:
         raise ApiError(
             413,
-            "document_too_large",
+            ErrorCode.DOCUMENT_TOO_LARGE,
             f"The document has {len(data):,} bytes; the limit is "
             f"{settings.max_document_bytes:,} bytes.",
             {"size": len(data), "limit": settings.max_document_bytes},
         )
-    content_type = sniff(data)
+    content_type = sniff_content_type(data)
     if content_type is None:
         raise ApiError(
             415,
-            "unsupported_media_type",
+            ErrorCode.UNSUPPORTED_MEDIA_TYPE,
             "The document is not a PDF, PNG or JPEG file (judged by its bytes).",
         )
     if declared_type is not None and declared_type != content_type:
         raise ApiError(
             400,
-            "content_type_mismatch",
+            ErrorCode.CONTENT_TYPE_MISMATCH,
             f"content_type is {declared_type!r} but the document's bytes are {content_type!r}.",
             {"declared": declared_type, "detected": content_type},
         )
@@ -69,7 +57,7 @@ def inspect_document(
     if pages > settings.max_pages:
         raise ApiError(
             413,
-            "too_many_pages",
+            ErrorCode.TOO_MANY_PAGES,
             f"The document has {pages} pages; the limit is {settings.max_pages}.",
             {"pages": pages, "limit": settings.max_pages},
         )
@@ -84,17 +72,18 @@ def _pdf_pages(data: bytes) -> int:
     except pdfium.PdfiumError as exc:
         if getattr(exc, "err_code", None) == _PDFIUM_PASSWORD_ERROR:
             raise ApiError(
-                400, "encrypted_document", "The PDF is encrypted and needs a password to open."
+                400, ErrorCode.ENCRYPTED_DOCUMENT,
+                "The PDF is encrypted and needs a password to open.",
             ) from exc
         raise ApiError(
-            400, "invalid_document", f"The PDF cannot be read (truncated or damaged): {exc}"
+            400, ErrorCode.INVALID_DOCUMENT, f"The PDF cannot be read (truncated or damaged): {exc}"
         ) from exc
     try:
         pages = len(pdf)
     finally:
         pdf.close()
     if pages == 0:
-        raise ApiError(400, "invalid_document", "The PDF has no pages.")
+        raise ApiError(400, ErrorCode.INVALID_DOCUMENT, "The PDF has no pages.")
     return pages
 
 
@@ -110,7 +99,7 @@ def _image_pages(data: bytes, settings: Settings) -> int:
                 if megapixels > settings.max_megapixels:
                     raise ApiError(
                         413,
-                        "document_too_large",
+                        ErrorCode.DOCUMENT_TOO_LARGE,
                         f"The image has {megapixels:.1f} megapixels; the limit is "
                         f"{settings.max_megapixels:g}.",
                         {"megapixels": round(megapixels, 1), "limit": settings.max_megapixels},
@@ -119,9 +108,10 @@ def _image_pages(data: bytes, settings: Settings) -> int:
     except ApiError:
         raise
     except Image.DecompressionBombError as exc:
-        raise ApiError(413, "document_too_large", f"The image is too large: {exc}") from exc
+        raise ApiError(413, ErrorCode.DOCUMENT_TOO_LARGE, f"The image is too large: {exc}") from exc
     except (OSError, SyntaxError, ValueError) as exc:
         raise ApiError(
-            400, "invalid_document", f"The image cannot be read (truncated or damaged): {exc}"
+            400, ErrorCode.INVALID_DOCUMENT,
+            f"The image cannot be read (truncated or damaged): {exc}",
         ) from exc
     return 1

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import wire
-from . import outputschema, validation
+from ... import wire
+from ...wire import rules as validation
+from . import outputschema
 
 
 class ConfigError(ValueError):

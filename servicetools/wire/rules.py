@@ -15,10 +15,10 @@ Example::
     (True, [])
     >>> validate_value("31.02.2024", tree)
     (False, ['`31.02.2024` is not a date in format %Y-%m-%d'])
-    >>> parse_amount("(1.234,50 EUR)")
-    -1234.5
 
-Only the standard library is used: this runs once per value per extraction.
+Numbers, amounts and dates are read by `servicetools.wire.values`, the same parsers the
+analysis side grades with. Only the standard library is used: this runs once per value
+per extraction, and the engine asks `rule_passes` about every candidate word.
 """
 
 from __future__ import annotations
@@ -28,15 +28,12 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, TypeGuard
 
-__all__ = [
-    "RULE_TYPES",
-    "check_tree",
-    "validate_value",
-    "parse_number",
-    "parse_amount",
-]
+from .values import parse_amount, parse_date, parse_numeral
+
+__all__ = ["RULE_TYPES", "check_tree", "compiled_pattern", "rule_passes", "validate_value"]
 
 RULE_TYPES: tuple[str, ...] = (
     "regex",
@@ -63,155 +60,12 @@ _LABEL_KEYS = frozenset({"type", "name", "description"})
 
 
 # ---------------------------------------------------------------------------
-# number and amount parsing
-
-
-# Unicode spaces that appear as thousands separators (French, Swiss, PDF text).
-_SPACE_CHARS = "\u00a0\u202f\u2009\u2007"
-_SPACE_TRANS = str.maketrans({c: " " for c in _SPACE_CHARS})
-_MINUS_SIGNS = "-\u2212\u2013"
-
-_DIGITS = re.compile(r"[0-9]+")
-_GROUPED = {
-    sep: re.compile(rf"[0-9]{{1,3}}(?:{re.escape(sep)}[0-9]{{3}})+") for sep in (",", ".", " ", "'")
-}
-# Indian grouping (1,23,45,678.00) shows up with rupee amounts.
-_INDIAN_GROUPED = re.compile(r"[0-9]{1,2}(?:,[0-9]{2})+,[0-9]{3}")
-_SINGLE_COMMA_THOUSANDS = re.compile(r"[1-9][0-9]{0,2},[0-9]{3}")
-
-
-def _parse_unsigned(text: str) -> tuple[float, int] | None:
-    """Parse digits with optional separators; return (value, number of decimals)."""
-    s = text.translate(_SPACE_TRANS)
-    if not s or s != s.strip():
-        return None
-    last_dot, last_comma = s.rfind("."), s.rfind(",")
-    decimal_sep: str | None
-    if last_dot >= 0 and last_comma >= 0:
-        decimal_sep = "." if last_dot > last_comma else ","
-    elif last_dot >= 0 or last_comma >= 0:
-        sep = "." if last_dot >= 0 else ","
-        if s.count(sep) > 1:
-            decimal_sep = None
-        elif sep == "," and _SINGLE_COMMA_THOUSANDS.fullmatch(s):
-            # "1,234" is read the English way; "12,50" and "0,500" stay decimal commas.
-            decimal_sep = None
-        else:
-            # A single dot is a decimal point: "1.234" is 1.234, not 1234.
-            decimal_sep = sep
-    else:
-        decimal_sep = None
-
-    if decimal_sep is not None:
-        int_part, frac = s.rsplit(decimal_sep, 1)
-        if not _DIGITS.fullmatch(frac):
-            return None
-    else:
-        int_part, frac = s, ""
-
-    if int_part == "":
-        if not frac:
-            return None
-    elif not _DIGITS.fullmatch(int_part):
-        ok = any(
-            sep != decimal_sep and pattern.fullmatch(int_part) for sep, pattern in _GROUPED.items()
-        )
-        if not ok and decimal_sep != "," and _INDIAN_GROUPED.fullmatch(int_part):
-            ok = True
-        if not ok:
-            return None
-    digits = re.sub(r"[^0-9]", "", int_part) or "0"
-    value = float(f"{digits}.{frac}" if frac else digits)
-    if not math.isfinite(value):
-        return None
-    return value, len(frac)
-
-
-def _number_parts(text: str) -> tuple[float, int] | None:
-    s = text.strip()
-    negative = False
-    if s and s[0] in _MINUS_SIGNS + "+":
-        negative = s[0] != "+"
-        s = s[1:].lstrip()
-        if not s:
-            return None
-    parts = _parse_unsigned(s)
-    if parts is None:
-        return None
-    value, decimals = parts
-    return (-value if negative else value), decimals
-
-
-def parse_number(text: str) -> float | None:
-    """Read a plain number such as ``-1,234.50``, ``1.234,50`` or ``12``; None if it is not one.
-
-    Thousands separators (``,`` ``.`` space or ``'``) must group by three. When a
-    single separator is ambiguous, ``1,234`` is 1234 and ``1.234`` is 1.234.
-    """
-    if not isinstance(text, str):
-        return None
-    parts = _number_parts(text)
-    return None if parts is None else parts[0]
-
-
-_CURRENCY_SYMBOLS = "$€£¥₹₽₩₺₪₫₱₴₦฿₡₲₵₸₼₾¢"
-_CURRENCY = (
-    r"(?:[A-Z]{1,3}\$"  # US$, A$, C$, NZ$, HK$, R$
-    r"|[A-Z]{3}"  # ISO 4217 codes
-    r"|Rs\.?|kr\.?|zł|Kč|Fr\."
-    rf"|[{re.escape(_CURRENCY_SYMBOLS)}])"
-)
-_CURRENCY_PREFIX = re.compile(rf"^{_CURRENCY}\s*")
-_CURRENCY_SUFFIX = re.compile(rf"(?<![A-Za-z])\s*{_CURRENCY}$")
-
-
-def parse_amount(text: str) -> float | None:
-    """Read a money amount such as ``$1,234.50``, ``1.234,50 EUR`` or ``(12.00)``; None if not one.
-
-    A currency symbol or three-letter code may stand before or after the number,
-    with or without a space. A negative amount is written with a minus sign
-    (before or after the currency, or trailing as in ``12.00-``) or in parentheses.
-    """
-    if not isinstance(text, str):
-        return None
-    s = text.strip().translate(_SPACE_TRANS).strip()
-    negative = False
-    has_currency = False
-    has_sign = False
-    # Peel wrappers from the outside in; each kind may occur once.
-    changed = True
-    while changed and s:
-        changed = False
-        if not has_sign and s.startswith("(") and s.endswith(")"):
-            s, negative, has_sign, changed = s[1:-1].strip(), True, True, True
-            continue
-        if not has_sign and s[0] in _MINUS_SIGNS + "+":
-            s, negative, has_sign, changed = s[1:].lstrip(), s[0] != "+", True, True
-            continue
-        if not has_sign and s[-1] in _MINUS_SIGNS and len(s) > 1:
-            s, negative, has_sign, changed = s[:-1].rstrip(), True, True, True
-            continue
-        if not has_currency:
-            m = _CURRENCY_PREFIX.match(s)
-            if m is not None and m.end() < len(s):
-                s, has_currency, changed = s[m.end() :], True, True
-                continue
-            m = _CURRENCY_SUFFIX.search(s)
-            if m is not None and m.start() > 0:
-                s, has_currency, changed = s[: m.start()], True, True
-                continue
-    parts = _parse_unsigned(s)
-    if parts is None:
-        return None
-    return -parts[0] if negative else parts[0]
-
-
-# ---------------------------------------------------------------------------
 # rules
 
 
 @functools.lru_cache(maxsize=2048)
-def _compiled(pattern: str) -> re.Pattern[str] | None:
+def compiled_pattern(pattern: str) -> re.Pattern[str] | None:
+    """The compiled regex of a ``regex`` rule (cached), or None when it does not compile."""
     try:
         return re.compile(pattern)
     except (re.error, RecursionError, OverflowError):
@@ -229,7 +83,7 @@ def _fmt(x: object) -> str:
     return str(x)
 
 
-def _bounds_ok(value: float, rule: Mapping[str, Any]) -> bool:
+def _bounds_ok(value: float | Decimal, rule: Mapping[str, Any]) -> bool:
     lo, hi = rule.get("min"), rule.get("max")
     if _is_number(lo) and value < lo:
         return False
@@ -252,23 +106,16 @@ def _range_text(rule: Mapping[str, Any], unit: str = "") -> str:
 
 def _check_regex(value: str, rule: Mapping[str, Any]) -> bool:
     pattern = rule.get("pattern")
-    compiled = _compiled(pattern) if isinstance(pattern, str) else None
+    compiled = compiled_pattern(pattern) if isinstance(pattern, str) else None
     return compiled is not None and compiled.fullmatch(value) is not None
 
 
 def _check_date(value: str, rule: Mapping[str, Any]) -> bool:
-    s = value.strip()
-    for fmt in _str_list(rule.get("formats")):
-        try:
-            datetime.strptime(s, fmt)
-        except ValueError:
-            continue
-        return True
-    return False
+    return parse_date(value, _str_list(rule.get("formats"))) is not None
 
 
 def _check_number(value: str, rule: Mapping[str, Any]) -> bool:
-    parts = _number_parts(value)
+    parts = parse_numeral(value)
     if parts is None:
         return False
     number, decimals = parts
@@ -351,7 +198,8 @@ def _condition(rule: Mapping[str, Any]) -> str:
     return f"does not satisfy the unknown rule type {kind}"
 
 
-def _rule_passes(value: str, rule: object) -> bool:
+def rule_passes(value: str, rule: object) -> bool:
+    """Whether ``value`` passes one rule; a malformed or unknown rule fails."""
     if not isinstance(rule, Mapping):
         return False
     kind = rule.get("type")
@@ -387,7 +235,7 @@ def validate_value(value: str, tree: Mapping[str, Any] | None) -> tuple[bool, li
         if not isinstance(rules, list) or not rules:
             # An empty group constrains nothing; check_tree reports it.
             continue
-        if any(_rule_passes(value, rule) for rule in rules):
+        if any(rule_passes(value, rule) for rule in rules):
             continue
         conditions = [_condition(r) if isinstance(r, Mapping) else "is invalid" for r in rules]
         messages.append(f"`{value}` " + " or ".join(conditions))

@@ -15,7 +15,7 @@ display (any backend, Agg included) and do not pile up in pyplot's state; Jupyte
 a returned Figure. Functions returning Axes draw into ``ax`` when given one.
 matplotlib is imported only when a plot is drawn (the ``plots`` extra).
 
->>> import servicetools.plots as sp
+>>> from servicetools import plots as sp
 >>> sp.confidence_histograms(fields).savefig("confidence.png")  # doctest: +SKIP
 """
 
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..extras import load
 from . import audit
 
 if TYPE_CHECKING:
@@ -48,12 +49,9 @@ _BLUE, _ORANGE, _GREEN, _RED, _GREY = "#0072B2", "#E69F00", "#009E73", "#D55E00"
 
 
 def _figure(figsize: tuple[float, float]) -> Figure:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:  # pragma: no cover - matplotlib is in the plots extra
-        raise ImportError("servicetools.plots needs matplotlib: "
-                          "pip install 'servicetools[plots]'") from exc
-    return Figure(figsize=figsize, layout="constrained")
+    figure = load("matplotlib.figure", "plots", feature="servicetools.plots")
+    result: Figure = figure.Figure(figsize=figsize, layout="constrained")
+    return result
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:

@@ -11,9 +11,9 @@ import copy
 import time
 from typing import Any
 
-from .errors import bad_request
+from ...wire.rules import validate_value
+from ..errors import bad_request
 from .store import new_id
-from .validation import validate_value
 
 
 def _column_trees(target: dict[str, Any]) -> dict[int, dict[str, Any] | None]:

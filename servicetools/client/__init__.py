@@ -1,0 +1,78 @@
+"""The client side: talk to the service (remote, or the embedded local one) with requests.
+
+==================  ================================================================
+`client`            `Client`: one method per endpoint, `wait`, `extract_many`
+`documents`         what a document may be; `trigger_request` bodies (2.1)
+`errors`            the error tree under `ServiceError` (D3 codes -> classes)
+`batch`             `Batch` and `Failure`: many results, saved as JSON lines
+`many`              the machinery of `extract_many`
+`polling`           status rounds paced by how fast extractions finish
+`retries`           which calls are retried, and how
+`progress`          tqdm.auto progress bars
+`local`             `LocalService`, the embedded default of `Client.from_env`
+==================  ================================================================
+
+Needs only the core dependencies (requests, and the wire's jsonschema); never imports
+the service or the analysis side.
+"""
+
+from . import errors
+from .batch import Batch, Failure
+from .client import Client, VaultAPI
+from .documents import Document, VaultDocument, trigger_request
+from .errors import (
+    APIError,
+    AuthenticationError,
+    Conflict,
+    DataDeleted,
+    DocumentError,
+    DocumentTooLarge,
+    ExtractionFailed,
+    ExtractionNotSaved,
+    ExtractionRunning,
+    InvalidDocument,
+    InvalidRequest,
+    InvalidResponse,
+    NotFound,
+    RequestTimeout,
+    ServerError,
+    ServiceError,
+    ServiceUnreachable,
+    TransportError,
+    UnsupportedMediaType,
+    WaitTimeout,
+)
+from .local import LocalService, LocalServiceError
+
+__all__ = [
+    "APIError",
+    "AuthenticationError",
+    "Batch",
+    "Client",
+    "Conflict",
+    "DataDeleted",
+    "Document",
+    "DocumentError",
+    "DocumentTooLarge",
+    "ExtractionFailed",
+    "ExtractionNotSaved",
+    "ExtractionRunning",
+    "Failure",
+    "InvalidDocument",
+    "InvalidRequest",
+    "InvalidResponse",
+    "LocalService",
+    "LocalServiceError",
+    "NotFound",
+    "RequestTimeout",
+    "ServerError",
+    "ServiceError",
+    "ServiceUnreachable",
+    "TransportError",
+    "UnsupportedMediaType",
+    "VaultAPI",
+    "VaultDocument",
+    "WaitTimeout",
+    "errors",
+    "trigger_request",
+]

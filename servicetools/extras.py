@@ -1,0 +1,85 @@
+"""The optional parts of servicetools, the extra that installs each, and what a missing one says.
+
+``pip install servicetools`` is the thin client and the analysis frames. Everything
+heavier is an extra (``pip install 'servicetools[service,plots]'``):
+
+===========  ==================================================================
+``service``  the local reference service and its extraction engine
+``plots``    matplotlib figures (`servicetools.plots`)
+``widgets``  ipywidgets forms, with PDF page previews (`servicetools.widgets`)
+``datagen``  the synthetic dev-set generator (`servicetools.datagen`)
+===========  ==================================================================
+
+Code that needs an extra calls `require` (or `load`) where it first needs it, so the
+import fails with `MissingExtra`, an ImportError whose message names the extra to
+install, instead of a bare ``ModuleNotFoundError``.
+
+>>> require("plots", "math", feature="a plot")  # present: nothing happens
+>>> require("plots", "no_such_module", feature="a plot")
+Traceback (most recent call last):
+...
+servicetools.extras.MissingExtra: a plot needs the 'plots' extra (missing: no_such_module): pip install 'servicetools[plots]'
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+
+__all__ = ["EXTRAS", "MissingExtra", "load", "require"]
+
+#: The modules each extra provides that servicetools imports (import names, not
+#: distribution names); a test checks them against pyproject.toml.
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "service": ("fastapi", "starlette", "uvicorn", "multipart", "pypdfium2", "pdfplumber",
+                "rapidocr_onnxruntime", "rapidfuzz", "jmespath", "PIL", "numpy", "isal"),
+    "plots": ("matplotlib",),
+    "widgets": ("ipywidgets", "pypdfium2", "PIL"),
+    "datagen": ("reportlab", "pypdfium2", "PIL", "numpy"),
+}
+
+
+class MissingExtra(ImportError):
+    """A feature needs an extra that is not installed; the message says what to install."""
+
+    def __init__(self, extra: str, missing: list[str], feature: str) -> None:
+        super().__init__(f"{feature} needs the {extra!r} extra (missing: {', '.join(missing)})"
+                         f": pip install 'servicetools[{extra}]'",
+                         name=missing[0] if missing else None)
+        self.extra = extra
+        self.missing = missing
+        self.feature = feature
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.extra, self.missing, self.feature))
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package is missing, or set to None
+        return False
+
+
+def require(extra: str, *modules: str, feature: str) -> None:
+    """Raise `MissingExtra` unless ``modules`` (default: all of the extra's) can be imported.
+
+    Only looks for the modules; nothing is imported, so this is cheap enough to call at
+    the top of a package.
+    """
+    if extra not in EXTRAS:
+        raise ValueError(f"unknown extra {extra!r}; known: {', '.join(EXTRAS)}")
+    missing = [m for m in modules or EXTRAS[extra] if not _installed(m)]
+    if missing:
+        raise MissingExtra(extra, missing, feature)
+
+
+def load(module: str, extra: str, *, feature: str) -> ModuleType:
+    """Import ``module``, or raise `MissingExtra` naming ``extra`` when it is not installed."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or module.split(".")[0] != exc.name.split(".")[0]:
+            raise  # something inside the module is broken: not a missing extra
+        raise MissingExtra(extra, [exc.name], feature) from exc
