@@ -11,6 +11,7 @@ Parquet.
 from __future__ import annotations
 
 import html
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ import pandas as pd
 from . import bundled
 from .analysis import audit, frames
 from .client import Batch, Client
-from .extras import require
+from .extras import require_all
 
 DATA = bundled.ROOT
 #: configuration name -> the sample documents it reads (folders under data/documents)
@@ -55,8 +56,11 @@ class DemoReport:
 def run(out_dir: str | Path = "report", *, data_dir: Path = DATA, client: Client | None = None,
         error_budget: float = ERROR_BUDGET, progress: bool = True) -> DemoReport:
     """Extract, audit and report; returns the `DemoReport` (files already written)."""
-    # Before minutes of extraction, not after: the report's plots need matplotlib.
-    require("plots", feature="the demo report")
+    # Before minutes of extraction, not after: the report's plots need matplotlib, and
+    # without a remote service (or a client given) the embedded one needs its extra.
+    remote = bool(os.environ.get("SERVICE_BASE_URL") and os.environ.get("SERVICE_API_KEY"))
+    require_all(["plots"] if client is not None or remote else ["service", "plots"],
+                feature="the demo")
     start = time.perf_counter()
     client = client or Client.from_env()
     batches = {}

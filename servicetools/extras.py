@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Iterable
 from types import ModuleType
 
-__all__ = ["EXTRAS", "MissingExtra", "load", "require"]
+__all__ = ["EXTRAS", "MissingExtra", "load", "require", "require_all"]
 
 #: The modules each extra provides that servicetools imports (import names, not
 #: distribution names); a test checks them against pyproject.toml.
@@ -41,10 +42,17 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 
 
 class MissingExtra(ImportError):
-    """A feature needs an extra that is not installed; the message says what to install."""
+    """A feature needs an extra that is not installed; the message says what to install.
+
+    ``extra`` is the extra's name, or several joined by commas (``"service,plots"``), the
+    way pip takes them.
+    """
 
     def __init__(self, extra: str, missing: list[str], feature: str) -> None:
-        super().__init__(f"{feature} needs the {extra!r} extra (missing: {', '.join(missing)})"
+        names = extra.split(",")
+        needs = (f"the {names[0]!r} extra" if len(names) == 1
+                 else "the extras " + " and ".join(repr(n) for n in names))
+        super().__init__(f"{feature} needs {needs} (missing: {', '.join(missing)})"
                          f": pip install 'servicetools[{extra}]'",
                          name=missing[0] if missing else None)
         self.extra = extra
@@ -73,6 +81,24 @@ def require(extra: str, *modules: str, feature: str) -> None:
     missing = [m for m in modules or EXTRAS[extra] if not _installed(m)]
     if missing:
         raise MissingExtra(extra, missing, feature)
+
+
+def require_all(extras: Iterable[str], *, feature: str) -> None:
+    """Like `require` for several extras at once: one error naming every one that is missing.
+
+    >>> require_all(["plots", "datagen"], feature="x")  # doctest: +SKIP
+    MissingExtra: x needs the extras 'plots' and 'datagen' (missing: ...): pip install ...
+    """
+    absent: list[str] = []
+    missing: list[str] = []
+    for extra in extras:
+        try:
+            require(extra, feature=feature)
+        except MissingExtra as exc:
+            absent.append(extra)
+            missing += [m for m in exc.missing if m not in missing]
+    if absent:
+        raise MissingExtra(",".join(absent), missing, feature)
 
 
 def load(module: str, extra: str, *, feature: str) -> ModuleType:

@@ -8,11 +8,13 @@ in a venv that has the wheel and no extras at all, where nothing needs blocking.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,21 +32,6 @@ def run(code: str, cwd: Path, *, blocked: list[str] = BLOCKED) -> subprocess.Com
     script = PRELUDE.format(blocked=blocked) + textwrap.dedent(code)
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=120)
-
-
-def missing_extra(code: str, cwd: Path) -> str:
-    """What ``code`` raised, as ``"<extra>: <message>"``; it must raise MissingExtra."""
-    result = run(f"""
-        from servicetools.extras import MissingExtra
-        try:
-{textwrap.indent(textwrap.dedent(code), " " * 12)}
-        except MissingExtra as exc:
-            print(f"{{exc.extra}}: {{exc}}")
-        else:
-            print("no error")
-        """, cwd)
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip().splitlines()[-1]
 
 
 def test_the_core_imports_and_reads_results_without_any_extra(tmp_path: Path) -> None:
@@ -65,43 +52,87 @@ def test_the_core_imports_and_reads_results_without_any_extra(tmp_path: Path) ->
     assert result.stdout.strip() == "[0, true, []]"
 
 
-@pytest.mark.parametrize(("extra", "code"), [
-    ("service", "import servicetools.service"),
-    ("service", "from servicetools.service.engine import load_document"),
-    ("service", "from servicetools import Client\nClient.from_env()"),
-    ("plots", "import servicetools as st\nst.plots.confidence_histograms(st.frames.fields([]))"),
-    ("widgets", "import servicetools as st\nst.widgets.ResultView"),
-    ("widgets", "from servicetools.analysis.widgets.pages import first_page\n"
-                "first_page(b'%PDF-1.4 ...')"),
-    ("datagen", "import servicetools.datagen"),
-])
-def test_a_missing_extra_names_what_to_install(extra: str, code: str, tmp_path: Path) -> None:
-    said = missing_extra(code, tmp_path)
+#: Python code that needs an extra, and the extra its error must name.
+CODE_CASES = {
+    "service package": ("service", "import servicetools.service"),
+    "engine": ("service", "from servicetools.service.engine import load_document"),
+    "embedded service": ("service", "from servicetools import Client\nClient.from_env()"),
+    "plots": ("plots", "import servicetools as st\n"
+                       "st.plots.confidence_histograms(st.frames.fields([]))"),
+    "widgets": ("widgets", "import servicetools as st\nst.widgets.ResultView"),
+    "page preview": ("widgets", "from servicetools.analysis.widgets.pages import first_page\n"
+                                "first_page(b'%PDF-1.4 ...')"),
+    "datagen": ("datagen", "import servicetools.datagen"),
+    "several": ("service,plots,datagen", "from servicetools.extras import require_all\n"
+                "require_all(['service', 'plots', 'datagen'], feature='all of it')"),
+}
+#: Command lines that need an extra, and the extras their message must name.
+CLI_CASES = {
+    "serve": (["serve", "--data-dir", "var"], "service"),
+    "keys": (["keys", "list", "--data-dir", "var"], "service"),
+    "config check": (["config", "check", "x.json"], "service"),
+    "demo": (["demo", "--out", "report"], "service,plots"),
+}
+# One interpreter runs every case: a fresh one per case would cost a second each.
+CASES_SCRIPT = """
+import contextlib, io, json
+from servicetools.extras import MissingExtra
+from servicetools.cli import main
+out = {}
+for name, code in CODE:
+    try:
+        exec(code, {})
+        out[name] = "no error"
+    except MissingExtra as exc:
+        out[name] = f"{exc.extra}: {exc}"
+for name, argv in CLI:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = main(argv)
+    out[name] = [status, err.getvalue()]
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    code = [(name, code) for name, (_, code) in CODE_CASES.items()]
+    cli = [(name, argv) for name, (argv, _) in CLI_CASES.items()]
+    result = run(f"CODE = {code!r}\nCLI = {cli!r}\n" + CASES_SCRIPT,
+                 tmp_path_factory.mktemp("thin"))
+    assert result.returncode == 0, result.stderr
+    found: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    return found
+
+
+@pytest.mark.parametrize("case", CODE_CASES)
+def test_a_missing_extra_names_what_to_install(case: str, outcomes: dict[str, Any]) -> None:
+    extra, _ = CODE_CASES[case]
+    said = outcomes[case]
     assert said.startswith(f"{extra}: "), said
-    assert f"pip install 'servicetools[{extra}]'" in said
+    assert said.endswith(f"pip install 'servicetools[{extra}]'"), said
 
 
-@pytest.mark.parametrize(("argv", "extra"), [
-    (["serve", "--data-dir", "var"], "service"),
-    (["keys", "list", "--data-dir", "var"], "service"),
-    (["config", "check", "x.json"], "service"),
-    (["demo", "--out", "report"], "plots"),
-])
-def test_the_command_line_names_the_extra(argv: list[str], extra: str, tmp_path: Path) -> None:
-    result = run(f"import sys\nfrom servicetools.cli import main\nsys.exit(main({argv!r}))",
-                 tmp_path)
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr, result.stderr
-    assert f"pip install 'servicetools[{extra}]'" in result.stderr
-    assert result.stderr.startswith(f"servicetools {argv[0]}: ")
+@pytest.mark.parametrize("case", CLI_CASES)
+def test_the_command_line_names_the_extra(case: str, outcomes: dict[str, Any]) -> None:
+    argv, extra = CLI_CASES[case]
+    status, stderr = outcomes[case]
+    assert status == 2, stderr
+    assert stderr.startswith(f"servicetools {argv[0]}: "), stderr
+    assert f"pip install 'servicetools[{extra}]'" in stderr
 
 
-def test_the_demo_without_the_service_extra_says_so(tmp_path: Path) -> None:
-    # With the plots extra present, the next thing the demo needs is the embedded service.
+def test_several_extras_are_named_together(outcomes: dict[str, Any]) -> None:
+    assert "all of it needs the extras 'service' and 'plots' and 'datagen'" in outcomes["several"]
+
+
+@pytest.mark.skipif(not extras._installed("matplotlib"), reason="needs the plots extra")
+def test_the_demo_without_only_the_service_extra_names_only_that(tmp_path: Path) -> None:
     blocked = [m for m in BLOCKED if m not in extras.EXTRAS["plots"]]
     result = run("import sys\nfrom servicetools.cli import main\n"
                  "sys.exit(main(['demo', '--out', 'report']))", tmp_path, blocked=blocked)
     assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "needs the 'service' extra" in result.stderr
     assert "pip install 'servicetools[service]'" in result.stderr
 
 

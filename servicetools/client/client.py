@@ -30,7 +30,7 @@ from urllib3.util.retry import Retry
 
 from .._version import __version__
 from ..wire.content import SUFFIXES, sniff_content_type
-from ..wire.protocol import API_PREFIX, AUTH_HEADER, MAX_STATUS_IDS
+from ..wire.protocol import API_PREFIX, AUTH_HEADER, MAX_STATUS_IDS, StatusType
 from . import many, polling
 from .documents import Document, build_request, expand, source_of
 from .errors import (
@@ -299,7 +299,7 @@ class Client:
         counts = {"ended": 0, "error": 0}
 
         def count(extraction_id: str, status: dict[str, Any]) -> None:
-            kind = "ended" if status.get("status_type") == "ended" else "error"
+            kind = "ended" if status.get("status_type") == StatusType.ENDED else "error"
             counts[kind] += 1
             bar.set_postfix(counts, refresh=False)
             bar.update(1)

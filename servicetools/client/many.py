@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..wire.protocol import StatusType
 from .batch import Batch, Failure
 from .documents import Source, build_request
 from .errors import InvalidResponse, ServiceError, TransportError, WaitTimeout
@@ -134,7 +135,7 @@ def extract_many(
         def on_final(extraction_id: str, status: dict[str, Any]) -> None:
             final.add(extraction_id)
             index = index_of[extraction_id]
-            if status.get("status_type") == "ended":
+            if status.get("status_type") == StatusType.ENDED:
                 fetches.append(pool.submit(fetch, index, extraction_id))
                 return
             reason = status.get("message") or "the extraction ended in error"

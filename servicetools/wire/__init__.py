@@ -19,8 +19,10 @@ the thin client imports this without any extra.
 >>> from servicetools import wire
 >>> wire.validate({"extraction_id_list": ["e1"]}, "status_list_request")
 >>> wire.validate_value("12,50 zł", {"name": "total", "rule_groups": [
-...     {"name": "money", "rules": [{"type": "amount", "min": 0}]}]})
+...     {"name": "money", "rules": [{"type": "amount"}]}]})
 (True, [])
+>>> wire.parse_amount("12,50 zł")
+Decimal('12.50')
 """
 
 from . import content, objects, protocol, rules, values
