@@ -55,6 +55,8 @@ from pandas.api.types import union_categoricals
 
 from ..wire import values as _values
 from . import frames as _frames
+from .frames.conditions import conditions
+from .frames.dtypes import categorical
 
 __all__ = [
     "ACCURACY_COLUMNS",
@@ -228,7 +230,7 @@ def _cat(frame: pd.DataFrame, name: str) -> pd.Categorical:
             _frames.STRING):
         return col.array
     values = col.astype(object)
-    return _frames._categorical(values.where(values.notna(), None).tolist())
+    return categorical(values.where(values.notna(), None).tolist())
 
 
 def _target_names(frame: pd.DataFrame) -> pd.Categorical:
@@ -238,7 +240,7 @@ def _target_names(frame: pd.DataFrame) -> pd.Categorical:
         fallback = frame["target_id"].astype(object).to_numpy()
         values = np.asarray(names, dtype=object)
         values = np.where(pd.isna(values), fallback, values)
-        names = _frames._categorical([None if pd.isna(v) else str(v) for v in values])
+        names = categorical([None if pd.isna(v) else str(v) for v in values])
     return names
 
 
@@ -267,7 +269,7 @@ def _labels_for_cells(frame: pd.DataFrame) -> pd.Categorical:
             labels.append(f"{name} / {heads.categories[h - 1]}")
         else:
             labels.append(f"{name} / column {c - 1 if c else '?'}")
-    found = _frames._categorical(labels)
+    found = categorical(labels)
     return pd.Categorical.from_codes(np.asarray(found.codes)[codes] if len(codes) else codes,
                                      categories=found.categories)
 
@@ -293,7 +295,7 @@ def _work(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
         value = _column(frame, "value")
         passed = _column(frame, "validation_passed")
         part: dict[str, Any] = {
-            "kind": _frames._categorical(["cell" if is_cells else "field"] * n),
+            "kind": categorical(["cell" if is_cells else "field"] * n),
             "target": _labels_for_cells(frame) if is_cells else _target_names(frame),
             **{name: _cat(frame, name) for name in _WORK_CATEGORIES},
             "value_id": _column(frame, "value_id").astype(object).to_numpy(),
@@ -312,8 +314,8 @@ def _work(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
         part["filled"] = (pd.Series(part["value"]).str.strip().str.len().fillna(0) > 0
                           ).to_numpy(dtype=bool)
         if "condition" not in frame.columns:  # a frame made by hand: derive it
-            part["condition"] = _frames._categorical([
-                _frames._conditions(tuple(m), v if isinstance(v, str) else None)
+            part["condition"] = categorical([
+                conditions(tuple(m), v if isinstance(v, str) else None)
                 if isinstance(m, tuple | list | np.ndarray) and len(m) else None
                 for m, v in zip(part["messages"], part["value"], strict=True)])
         parts.append(part)
@@ -334,7 +336,7 @@ def _work(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
 def _names(values: Any) -> pd.Categorical:
     """Text labels as a categorical of strings (object columns would not round-trip)."""
     series = pd.Series(values, dtype=object)
-    return _frames._categorical(series.where(series.notna(), None).tolist())
+    return categorical(series.where(series.notna(), None).tolist())
 
 
 def _group_keys(by: _By) -> list[str]:

@@ -1,0 +1,49 @@
+"""The columns of every frame, in their fixed order: the ``*_COLUMNS`` tuples.
+
+`KEYS`, `TARGET_KEYS` and `VALUE_COLUMNS` are the parts the value frames (`fields`,
+`cells`) are made of; the other frames start with `KEYS` too where they describe
+extractions.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CELL_COLUMNS",
+    "EXTRACTION_COLUMNS",
+    "FIELD_COLUMNS",
+    "KEYS",
+    "STATUS_COLUMNS",
+    "TARGET_COLUMNS",
+    "TARGET_KEYS",
+    "VALIDATION_COLUMNS",
+    "VALUE_COLUMNS",
+    "VAULT_COLUMNS",
+]
+
+#: Columns every value frame starts with: which extraction, document and configuration.
+KEYS: tuple[str, ...] = ("extraction_id", "extraction_name", "document_id", "document_name",
+                         "configuration_id", "configuration_name")
+TARGET_KEYS: tuple[str, ...] = ("target_id", "target_name", "extraction_group",
+                                "extracted_target_id")
+VALUE_COLUMNS: tuple[str, ...] = (
+    "value_index", "value_id", "value", "confidence", "target_confidence",
+    "validation_passed", "validation_messages", "condition", "created")
+
+FIELD_COLUMNS: tuple[str, ...] = KEYS + TARGET_KEYS + VALUE_COLUMNS
+CELL_COLUMNS: tuple[str, ...] = (KEYS + TARGET_KEYS + ("table_id", "row", "column", "header")
+                                 + VALUE_COLUMNS)
+TARGET_COLUMNS: tuple[str, ...] = KEYS + (
+    "target_id", "target_name", "target_type", "extraction_group", "extracted_target_id",
+    "is_multiple", "confidence", "n_values", "n_filled", "n_failed", "n_tables", "created")
+EXTRACTION_COLUMNS: tuple[str, ...] = KEYS + (
+    "trigger_type", "input_type", "trigger_user_id", "extracted_data_saved", "triggered",
+    "created", "duration", "n_targets", "n_values", "n_cells", "n_failed")
+STATUS_COLUMNS: tuple[str, ...] = (
+    "extraction_id", "status_id", "status_type", "message", "trigger_user_id", "created",
+    "is_final", "duration", "elapsed")
+VAULT_COLUMNS: tuple[str, ...] = (
+    "document_id", "document_name", "document_type", "content_type", "owner_id", "uploaded",
+    "num_pages")
+VALIDATION_COLUMNS: tuple[str, ...] = (
+    "extraction_id", "extraction_name", "document_name", "configuration_name", "path", "key",
+    "value", "confidence", "validation_passed", "validation_messages", "condition")

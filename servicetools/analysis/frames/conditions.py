@@ -1,0 +1,42 @@
+"""Validation messages -> conditions: the quoted value made a placeholder, to group by."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["PLACEHOLDER", "condition", "conditions"]
+
+#: The placeholder that stands for the quoted value in ``condition``.
+PLACEHOLDER = "`{value}`"
+
+_QUOTED = re.compile(r"`[^`]*`")
+
+
+def condition(message: str, value: str | None = None) -> str:
+    """The failed condition of a validation message: its quoted value made a placeholder.
+
+    >>> condition("`31.02.2024` is not a date in format %Y-%m-%d", "31.02.2024")
+    '`{value}` is not a date in format %Y-%m-%d'
+    >>> condition("`` is empty")
+    '`{value}` is empty'
+    """
+    if value is not None:
+        quoted = f"`{value}`"
+        at = message.find(quoted)
+        if at >= 0:  # the known value first: it may itself hold backticks
+            return message[:at] + PLACEHOLDER + message[at + len(quoted):]
+    m = _QUOTED.search(message)
+    if m is None:
+        return message
+    return message[:m.start()] + PLACEHOLDER + message[m.end():]
+
+
+def conditions(messages: tuple[str, ...], value: str | None) -> str:
+    """The ``condition`` of each message, joined by ``"; "``.
+
+    >>> conditions(("`` is empty", "`` is not an amount"), "")
+    '`{value}` is empty; `{value}` is not an amount'
+    """
+    if len(messages) == 1:
+        return condition(messages[0], value)
+    return "; ".join(condition(m, value) for m in messages)

@@ -1,0 +1,83 @@
+"""Column builders: plain lists or arrays -> the dtypes every frame uses.
+
+Names and ids that repeat become categoricals in first-seen order, texts the `STRING`
+dtype, flags nullable booleans, positions nullable Int64, timestamps UTC datetimes in
+nanoseconds, whatever the input's size (an empty frame has the same dtypes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "STRING",
+    "booleans",
+    "categorical",
+    "datetimes",
+    "integers",
+    "objects",
+    "ordered_frame",
+    "sparse_categorical",
+    "strings",
+]
+
+try:  # pandas >= 2.3: the string dtype that pandas 3 infers for text
+    STRING: Any = pd.StringDtype(na_value=np.nan)
+except TypeError:  # pragma: no cover - older pandas keeps text as object
+    STRING = object
+
+
+def strings(values: list[Any]) -> Any:
+    """Texts (``None`` for missing) as the `STRING` dtype."""
+    return pd.array(values, dtype=STRING)
+
+
+def categorical(values: list[Any] | np.ndarray, counts: np.ndarray | None = None
+                ) -> pd.Categorical:
+    """Categories in first-seen order; ``counts`` repeats each entry (per-target lists)."""
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    codes, uniques = pd.factorize(arr)
+    if counts is not None:
+        codes = np.repeat(codes, counts)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=STRING))
+
+
+def sparse_categorical(rows: int, at: list[int], values: list[Any]) -> pd.Categorical:
+    """A categorical of ``rows`` entries that is NA except at ``at``, which get ``values``."""
+    codes = np.full(rows, -1, dtype=np.int64)
+    found = categorical(values)
+    codes[at] = found.codes
+    return pd.Categorical.from_codes(codes, categories=found.categories)
+
+
+def booleans(codes: list[int] | np.ndarray) -> pd.arrays.BooleanArray:
+    """Nullable booleans from codes 1 (true), 0 (false), 2 (missing)."""
+    arr = np.asarray(codes, dtype=np.int8)
+    return pd.arrays.BooleanArray(arr == 1, arr == 2)
+
+
+def integers(values: list[int] | np.ndarray) -> pd.arrays.IntegerArray:
+    """Nullable Int64 from integers where -1 stands for missing."""
+    arr = np.asarray(values, dtype=np.int64)
+    return pd.arrays.IntegerArray(arr, arr < 0)
+
+
+def objects(values: list[Any]) -> np.ndarray:
+    """An object array with one element per entry, tuples included."""
+    # fromiter keeps each tuple as one element where np.array would nest them.
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def datetimes(seconds: list[float] | np.ndarray) -> pd.DatetimeIndex:
+    """UTC datetimes from unix timestamps (NaN gives NaT)."""
+    # Fixed unit: pandas picks another for empty input, and dtypes must not depend on size.
+    return pd.to_datetime(np.asarray(seconds, dtype=float), unit="s", utc=True).as_unit("ns")
+
+
+def ordered_frame(columns: dict[str, Any], order: tuple[str, ...]) -> pd.DataFrame:
+    """The frame of ``columns`` in the given column order, without copying them."""
+    return pd.DataFrame({name: columns[name] for name in order}, copy=False)

@@ -1,0 +1,146 @@
+"""`statuses` and `vault`: status list responses (4.5) and vault document records (2.9)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import pandas as pd
+
+from ...wire.protocol import FINAL_STATUSES, STATUS_TYPES
+from .columns import STATUS_COLUMNS, VAULT_COLUMNS
+from .dtypes import categorical, datetimes, integers, strings
+from .read import Complain, Errors, as_seconds, as_text, read_path
+
+__all__ = ["statuses", "vault"]
+
+
+def statuses(data: Any, *, errors: Errors = "raise") -> pd.DataFrame:
+    """One row per status object, columns `STATUS_COLUMNS`, by extraction then time.
+
+    ``data`` is a status list response (4.5), its ``status_map``, a mapping of
+    extraction id to a list of statuses (a history), a list of status objects, or a
+    `Batch` (the statuses of its pipeline errors). ``status_type`` is an ordered
+    categorical in pipeline order (D5). When an extraction has several statuses,
+    ``duration`` is the time spent in each stage (until the next status) and
+    ``elapsed`` the time since its first status; otherwise they are NaT.
+    """
+    complain = Complain(errors)
+    rows: dict[str, list[Any]] = {name: [] for name in
+                                  ("extraction_id", "status_id", "status_type", "message",
+                                   "trigger_user_id", "created")}
+    for status, where, key in _status_objects(data, complain):
+        if not isinstance(status, Mapping):
+            complain(where, "not a status object")
+            continue
+        rows["extraction_id"].append(as_text(status.get("extraction_id")) or key)
+        rows["status_id"].append(as_text(status.get("id")))
+        rows["status_type"].append(as_text(status.get("status_type")))
+        message = status.get("message")
+        rows["message"].append(message if type(message) is str else None)
+        rows["trigger_user_id"].append(as_text(status.get("trigger_user_id")))
+        rows["created"].append(as_seconds(status.get("creation_unix_timestamp")))
+    known = STATUS_TYPES
+    seen = [s for s in dict.fromkeys(rows["status_type"]) if s is not None and s not in known]
+    kinds = pd.Categorical(rows["status_type"], categories=list(known) + seen, ordered=True)
+    frame = pd.DataFrame({
+        "extraction_id": categorical(rows["extraction_id"]),
+        "status_id": strings(rows["status_id"]),
+        "status_type": kinds,
+        "message": strings(rows["message"]),
+        "trigger_user_id": categorical(rows["trigger_user_id"]),
+        "created": datetimes(rows["created"]),
+    })
+    frame["is_final"] = pd.array(frame["status_type"].isin(sorted(FINAL_STATUSES)).to_numpy(),
+                                 dtype="boolean")
+    frame.loc[frame["status_type"].isna(), "is_final"] = pd.NA
+    if len(frame):
+        # Time order within an extraction; the stage order breaks ties of equal times.
+        frame = frame.sort_values(["extraction_id", "created", "status_type"],
+                                  kind="stable").reset_index(drop=True)
+    by = frame.groupby("extraction_id", observed=True, sort=False)["created"]
+    frame["duration"] = pd.TimedeltaIndex(by.shift(-1) - frame["created"])
+    first = by.transform("min")
+    count = by.transform("size")
+    elapsed = frame["created"] - first
+    frame["elapsed"] = pd.TimedeltaIndex(elapsed.where(count > 1))
+    return frame[list(STATUS_COLUMNS)]
+
+
+def _status_objects(data: Any, complain: Complain, where: str = "data"
+                    ) -> Iterator[tuple[Any, str, str | None]]:
+    """(status object, where, extraction id from a key) for every status in ``data``."""
+    if data is None:
+        return
+    if isinstance(data, str | os.PathLike):
+        if where != "data":  # only the argument itself may name a file
+            complain(where, "not a status object")
+            return
+        data = read_path(data)
+    failures = getattr(data, "failures", None)
+    if failures is not None and not isinstance(data, Mapping):  # a Batch: its pipeline errors
+        for i, failure in enumerate(failures):
+            details = getattr(failure, "details", None)
+            status = details.get("status") if isinstance(details, Mapping) else None
+            if isinstance(status, Mapping):
+                yield status, f"{where}.failures[{i}]", getattr(failure, "extraction_id", None)
+        return
+    if isinstance(data, Mapping):
+        if "status_map" in data:
+            yield from _status_objects(data["status_map"], complain, f"{where}.status_map")
+        elif "status_type" in data:
+            yield data, where, None
+        else:
+            for key, value in data.items():
+                if isinstance(value, Mapping):
+                    yield value, f"{where}[{key!r}]", as_text(key)
+                elif isinstance(value, list):  # a history: every status the id went through
+                    for i, status in enumerate(value):
+                        yield status, f"{where}[{key!r}][{i}]", as_text(key)
+                else:
+                    complain(f"{where}[{key!r}]", "not a status object")
+        return
+    if isinstance(data, Iterable) and not isinstance(data, bytes | bytearray):
+        for i, status in enumerate(data):
+            yield status, f"{where}[{i}]", None
+        return
+    complain(where, f"a {type(data).__name__} is not a status object")
+
+
+def vault(data: Any, *, errors: Errors = "raise") -> pd.DataFrame:
+    """One row per vault document record (2.9), columns `VAULT_COLUMNS`.
+
+    ``data`` is a vault list response (4.8), a list of records, or one record.
+    ``num_pages`` is NA for list entries, which do not carry it.
+    """
+    complain = Complain(errors)
+    if isinstance(data, str | os.PathLike):
+        data = read_path(data)
+    if isinstance(data, Mapping):
+        records = data.get("documents") if "documents" in data else [data]
+    else:
+        records = data if data is not None else []
+    if not isinstance(records, Iterable):
+        complain("data.documents", "not an array")
+        records = []
+    rows: dict[str, list[Any]] = {name: [] for name in VAULT_COLUMNS}
+    for i, record in enumerate(records):
+        if not isinstance(record, Mapping):
+            complain(f"data.documents[{i}]", "not a vault document record")
+            continue
+        for name in ("document_id", "document_name", "document_type", "content_type",
+                     "owner_id"):
+            rows[name].append(as_text(record.get(name)))
+        rows["uploaded"].append(as_seconds(record.get("upload_unix_timestamp")))
+        pages = record.get("num_pages")
+        rows["num_pages"].append(pages if type(pages) is int and pages >= 0 else -1)
+    return pd.DataFrame({
+        "document_id": strings(rows["document_id"]),
+        "document_name": strings(rows["document_name"]),
+        "document_type": categorical(rows["document_type"]),
+        "content_type": categorical(rows["content_type"]),
+        "owner_id": categorical(rows["owner_id"]),
+        "uploaded": datetimes(rows["uploaded"]),
+        "num_pages": integers(rows["num_pages"]),
+    })
