@@ -148,6 +148,54 @@ def test_every_import_of_ours_exists() -> None:
     assert broken == []
 
 
+def private_reach_ins(module: str, source: str, is_package: bool, known: frozenset[str]
+                      ) -> list[str]:
+    """Uses of another module's private names: ``from .x import _y`` and ``x._y``.
+
+    A package's own private modules (``widgets/_parts.py``) are its business, so a name
+    imported from a module whose own name starts with ``_`` is fine, and so is a private
+    module imported by its package's members.
+    """
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+    aliases: dict[str, str] = {}  # local name -> module of ours it stands for
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")
+            origin = ".".join(base[: len(base) - node.level + 1]
+                              + ([node.module] if node.module else []))
+            for alias in node.names:
+                submodule = f"{origin}.{alias.name}"
+                if submodule in known:
+                    aliases[alias.asname or alias.name] = submodule
+                elif (alias.name.startswith("_") and not alias.name.startswith("__")
+                      and not origin.rpartition(".")[2].startswith("_")):
+                    found.append(f"{module}:{node.lineno} imports {alias.name} from {origin}")
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in aliases and node.attr.startswith("_")
+                and not node.attr.startswith("__")):
+            found.append(f"{module}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    # A private name is free to change; a module that reaches for one in another module
+    # ties the two together behind the reader's back (batch.py once did, with client.py).
+    known = our_modules()
+    found = [v for module, source, is_package in sources()
+             for v in private_reach_ins(module, source, is_package, known)]
+    assert found == []
+
+
+def test_a_private_reach_in_is_caught() -> None:
+    known = our_modules()
+    source = "from .client import _segment\nfrom . import polling\npolling._hidden()\n"
+    found = private_reach_ins("servicetools.client.many", source, False, known)
+    assert found == ["servicetools.client.many:1 imports _segment from servicetools.client.client",
+                     "servicetools.client.many:3 uses servicetools.client.polling._hidden"]
+
+
 @pytest.mark.parametrize(("module", "source", "expected"), [
     ("servicetools.service.engine.fields", "from ..core import store",
      "engine -> service"),

@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..extras import load
 from . import audit
+from .audit.work import work_frame
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -75,7 +76,7 @@ def confidence_histograms(data: Any, cells: pd.DataFrame | None = None, *, bins:
     ``threshold`` draws a dashed line (an auto-accept threshold, say). Values without a
     confidence are left out; each panel's title says how many values it shows.
     """
-    work = audit._work(data, cells)
+    work = work_frame(data, cells)
     targets = [t for t in work["target"].cat.categories] if len(work) else []
     n = max(len(targets), 1)
     ncols = max(1, min(columns, n))
@@ -116,7 +117,7 @@ def failure_heatmap(data: Any, cells: pd.DataFrame | None = None, *, rate: bool 
     Cells hold the number of failed values, or with ``rate=True`` the share of the
     target's values in that document that failed. Documents are labelled by file name.
     """
-    work = audit._work(data, cells)
+    work = work_frame(data, cells)
     if len(work):
         work = work.assign(
             failed=(work["passed"] == False).fillna(False).astype(int),  # noqa: E712

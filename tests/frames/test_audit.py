@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from servicetools import audit, bundled, frames
+from servicetools.analysis.audit.matching import document_matcher
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DATA = bundled.ROOT
@@ -275,8 +276,8 @@ def test_truth_from_csv_json_and_records(tmp_path: Path, truth_a: pd.DataFrame) 
 
 
 def test_matching_documents_by_path_suffix() -> None:
-    match = audit._matcher(["invoices/inv-0001.pdf", "receipts/inv-0001.pdf",
-                            "invoices/inv-0002.pdf"])
+    match = document_matcher(["invoices/inv-0001.pdf", "receipts/inv-0001.pdf",
+                              "invoices/inv-0002.pdf"])
     assert match("data/documents/invoices/inv-0001.pdf") == "invoices/inv-0001.pdf"
     assert match("invoices/inv-0001.pdf") == "invoices/inv-0001.pdf"
     assert match("inv-0002.pdf") == "invoices/inv-0002.pdf"

@@ -1,0 +1,182 @@
+"""The work frame every audit starts from: fields and cells stacked, labelled by target.
+
+`work_frame` takes frames from `servicetools.frames` or anything its converters take;
+the other names here are the pieces the audits share to label, group and summarise it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pandas.api.types import union_categoricals
+
+from .. import frames
+from ..frames.conditions import conditions
+from ..frames.dtypes import categorical
+
+__all__ = ["By", "categorical_names", "cell_labels", "empty_summary", "group_keys", "work_frame"]
+
+By = str | Sequence[str]
+
+
+def _is_frames(obj: Any) -> bool:
+    return isinstance(obj, pd.DataFrame) or (
+        isinstance(obj, tuple | list) and bool(obj)
+        and all(isinstance(x, pd.DataFrame) for x in obj))
+
+
+def _value_frames(data: Any, cells: pd.DataFrame | None = None) -> list[pd.DataFrame]:
+    """Field and cell frames of ``data`` (frames, or anything `frames.fields` takes)."""
+    if _is_frames(data):
+        found = [data] if isinstance(data, pd.DataFrame) else list(data)
+    else:
+        found = [frames.fields(data), frames.cells(data)]
+    if cells is not None:
+        found.append(cells)
+    return found
+
+
+def _is_cells(frame: pd.DataFrame) -> bool:
+    return "table_id" in frame.columns or "row" in frame.columns
+
+
+def _column(frame: pd.DataFrame, name: str, default: Any = None) -> pd.Series:
+    if name in frame.columns:
+        return frame[name]
+    return pd.Series([default] * len(frame), index=frame.index, dtype=object)
+
+
+def _cat(frame: pd.DataFrame, name: str) -> pd.Categorical:
+    """A column as a categorical of strings (an all-NA one when the frame lacks it)."""
+    if name not in frame.columns:
+        return pd.Categorical.from_codes(np.full(len(frame), -1, dtype=np.int64),
+                                         categories=pd.Index([], dtype=frames.STRING))
+    col = frame[name]
+    if isinstance(col.dtype, pd.CategoricalDtype) and col.cat.categories.dtype == (
+            frames.STRING):
+        return col.array
+    values = col.astype(object)
+    return categorical(values.where(values.notna(), None).tolist())
+
+
+def _target_names(frame: pd.DataFrame) -> pd.Categorical:
+    """``target_name``, or the target id where there is no name (D9)."""
+    names = _cat(frame, "target_name")
+    if (names.codes == -1).any() and "target_id" in frame.columns:
+        fallback = frame["target_id"].astype(object).to_numpy()
+        values = np.asarray(names, dtype=object)
+        values = np.where(pd.isna(values), fallback, values)
+        names = categorical([None if pd.isna(v) else str(v) for v in values])
+    return names
+
+
+def cell_labels(frame: pd.DataFrame) -> pd.Categorical:
+    """``"<table> / <header>"`` (or ``/ column <n>`` without a header), one per pair.
+
+    Computed on category codes, so a million cells cost one factorisation.
+    """
+    names = _target_names(frame)
+    heads = _cat(frame, "header")
+    column = pd.to_numeric(_column(frame, "column"), errors="coerce").to_numpy(
+        dtype=float, na_value=np.nan)
+    column = np.where(np.isnan(column), -1, column).astype(np.int64)
+    width = int(column.max()) + 2 if len(column) else 1
+    head_codes = np.asarray(heads.codes, dtype=np.int64)
+    per_name = (len(heads.categories) + 1) * width
+    key = ((np.asarray(names.codes, dtype=np.int64) + 1) * per_name + (head_codes + 1) * width
+           + np.where(head_codes == -1, column + 1, 0))
+    codes, uniques = pd.factorize(key)
+    labels = []
+    for k in uniques:
+        n, rest = divmod(int(k), per_name)
+        h, c = divmod(rest, width)
+        name = names.categories[n - 1] if n else "?"
+        if h:
+            labels.append(f"{name} / {heads.categories[h - 1]}")
+        else:
+            labels.append(f"{name} / column {c - 1 if c else '?'}")
+    found = categorical(labels)
+    return pd.Categorical.from_codes(np.asarray(found.codes)[codes] if len(codes) else codes,
+                                     categories=found.categories)
+
+
+_WORK_MARK = {"kind", "target", "filled", "passed", "messages"}
+_WORK_CATEGORIES = ("target_name", "header", "extraction_id", "document_name",
+                    "extraction_name", "configuration_id", "configuration_name", "target_id",
+                    "extracted_target_id", "table_id", "condition")
+
+
+def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Fields and cells stacked into one frame with a ``target`` label and ``kind``.
+
+    Names stay categoricals (unified across the parts), so grouping a batch of
+    millions of values stays quick.
+    """
+    if isinstance(data, pd.DataFrame) and _WORK_MARK <= set(data.columns) and cells is None:
+        return data  # already stacked (summaries call each other)
+    parts = []
+    for frame in _value_frames(data, cells):
+        is_cells = _is_cells(frame)
+        n = len(frame)
+        value = _column(frame, "value")
+        passed = _column(frame, "validation_passed")
+        part: dict[str, Any] = {
+            "kind": categorical(["cell" if is_cells else "field"] * n),
+            "target": cell_labels(frame) if is_cells else _target_names(frame),
+            **{name: _cat(frame, name) for name in _WORK_CATEGORIES},
+            "value_id": _column(frame, "value_id").astype(object).to_numpy(),
+            "value_index": pd.to_numeric(_column(frame, "value_index"), errors="coerce")
+            .astype("Int64").array,
+            "row": pd.to_numeric(_column(frame, "row"), errors="coerce").astype("Int64").array,
+            "column": pd.to_numeric(_column(frame, "column"), errors="coerce").astype(
+                "Int64").array,
+            "value": value.astype(frames.STRING).array,
+            "confidence": pd.to_numeric(_column(frame, "confidence"), errors="coerce")
+            .to_numpy(dtype=float, na_value=np.nan),
+            "passed": passed.array if passed.dtype == "boolean" else pd.array(
+                passed.astype(object).where(passed.notna(), None), dtype="boolean"),
+            "messages": _column(frame, "validation_messages").to_numpy(dtype=object),
+        }
+        part["filled"] = (pd.Series(part["value"]).str.strip().str.len().fillna(0) > 0
+                          ).to_numpy(dtype=bool)
+        if "condition" not in frame.columns:  # a frame made by hand: derive it
+            part["condition"] = categorical([
+                conditions(tuple(m), v if isinstance(v, str) else None)
+                if isinstance(m, tuple | list | np.ndarray) and len(m) else None
+                for m, v in zip(part["messages"], part["value"], strict=True)])
+        parts.append(part)
+    if not parts:
+        return pd.DataFrame(columns=sorted(_WORK_MARK))
+    columns: dict[str, Any] = {}
+    for name in parts[0]:
+        pieces = [p[name] for p in parts]
+        if isinstance(pieces[0], pd.Categorical):
+            columns[name] = union_categoricals(pieces) if len(pieces) > 1 else pieces[0]
+        elif isinstance(pieces[0], np.ndarray):
+            columns[name] = np.concatenate(pieces)
+        else:
+            columns[name] = pd.concat([pd.Series(x) for x in pieces], ignore_index=True).array
+    return pd.DataFrame(columns)
+
+
+def categorical_names(values: Any) -> pd.Categorical:
+    """Text labels as a categorical of strings (object columns would not round-trip)."""
+    series = pd.Series(values, dtype=object)
+    return categorical(series.where(series.notna(), None).tolist())
+
+
+def group_keys(by: By) -> list[str]:
+    return [by] if isinstance(by, str) else list(by)
+
+
+def empty_summary(columns: Sequence[str], by: By) -> pd.DataFrame:
+    keys = group_keys(by)
+    out = pd.DataFrame({c: pd.Series(dtype=float) for c in columns})
+    if len(keys) == 1:
+        out.index = pd.Index([], name=keys[0], dtype=frames.STRING)
+    else:
+        out.index = pd.MultiIndex.from_arrays([[] for _ in keys], names=keys)
+    return out
