@@ -33,7 +33,14 @@ from typing import Any, TypeGuard
 
 from .values import parse_amount, parse_date, parse_numeral
 
-__all__ = ["RULE_TYPES", "check_tree", "compiled_pattern", "rule_passes", "validate_value"]
+__all__ = [
+    "RULE_TYPES",
+    "check_tree",
+    "compiled_pattern",
+    "rule_passes",
+    "type_name",
+    "validate_value",
+]
 
 RULE_TYPES: tuple[str, ...] = (
     "regex",
@@ -246,7 +253,8 @@ def validate_value(value: str, tree: Mapping[str, Any] | None) -> tuple[bool, li
 # tree checking
 
 
-def _type_name(x: object) -> str:
+def type_name(x: object) -> str:
+    """How an error message names the kind of a JSON value: ``a string``, ``null`` ..."""
     if x is None:
         return "null"
     if isinstance(x, bool):
@@ -275,7 +283,7 @@ def _date_format_problem(fmt: str) -> str | None:
 
 def _check_rule(rule: object, path: str) -> list[str]:
     if not isinstance(rule, Mapping):
-        return [f"{path} is {_type_name(rule)}, not an object"]
+        return [f"{path} is {type_name(rule)}, not an object"]
     kind = rule.get("type")
     if "type" not in rule:
         return [f"{path} has no `type`"]
@@ -287,14 +295,14 @@ def _check_rule(rule: object, path: str) -> list[str]:
             problems.append(f"{path} has an unknown parameter `{key}` for a {kind} rule")
     for key in ("name", "description"):
         if key in rule and not isinstance(rule[key], str):
-            problems.append(f"{path}.{key} is {_type_name(rule[key])}, not a string")
+            problems.append(f"{path}.{key} is {type_name(rule[key])}, not a string")
 
     if kind == "regex":
         pattern = rule.get("pattern")
         if "pattern" not in rule:
             problems.append(f"{path} has no `pattern`")
         elif not isinstance(pattern, str):
-            problems.append(f"{path}.pattern is {_type_name(pattern)}, not a string")
+            problems.append(f"{path}.pattern is {type_name(pattern)}, not a string")
         else:
             try:
                 re.compile(pattern)
@@ -315,7 +323,7 @@ def _check_rule(rule: object, path: str) -> list[str]:
     elif kind in ("number", "amount", "length"):
         for key in ("min", "max"):
             if key in rule and not _is_number(rule[key]):
-                problems.append(f"{path}.{key} is {_type_name(rule[key])}, not a number")
+                problems.append(f"{path}.{key} is {type_name(rule[key])}, not a number")
             elif kind == "length" and key in rule and (rule[key] < 0 or rule[key] % 1):
                 problems.append(f"{path}.{key} is not a whole number of at least 0")
         lo, hi = rule.get("min"), rule.get("max")
@@ -334,10 +342,10 @@ def _check_rule(rule: object, path: str) -> list[str]:
         else:
             for i, v in enumerate(values):
                 if not isinstance(v, str):
-                    problems.append(f"{path}.values[{i}] is {_type_name(v)}, not a string")
+                    problems.append(f"{path}.values[{i}] is {type_name(v)}, not a string")
         if "case_sensitive" in rule and not isinstance(rule["case_sensitive"], bool):
             problems.append(
-                f"{path}.case_sensitive is {_type_name(rule['case_sensitive'])}, not a boolean"
+                f"{path}.case_sensitive is {type_name(rule['case_sensitive'])}, not a boolean"
             )
     return problems
 
@@ -351,26 +359,26 @@ def check_tree(tree: object) -> list[str]:
     if tree is None:
         return []
     if not isinstance(tree, Mapping):
-        return [f"the validation tree is {_type_name(tree)}, not an object"]
+        return [f"the validation tree is {type_name(tree)}, not an object"]
     problems: list[str] = []
     if "name" not in tree:
         problems.append("the validation tree has no `name`")
     elif not isinstance(tree["name"], str):
-        problems.append(f"name is {_type_name(tree['name'])}, not a string")
+        problems.append(f"name is {type_name(tree['name'])}, not a string")
     if "rule_groups" not in tree:
         problems.append("the validation tree has no `rule_groups`")
         return problems
     groups = tree["rule_groups"]
     if not isinstance(groups, list):
-        problems.append(f"rule_groups is {_type_name(groups)}, not an array")
+        problems.append(f"rule_groups is {type_name(groups)}, not an array")
         return problems
     for g, group in enumerate(groups):
         gpath = f"rule_groups[{g}]"
         if not isinstance(group, Mapping):
-            problems.append(f"{gpath} is {_type_name(group)}, not an object")
+            problems.append(f"{gpath} is {type_name(group)}, not an object")
             continue
         if "name" in group and not isinstance(group["name"], str):
-            problems.append(f"{gpath}.name is {_type_name(group['name'])}, not a string")
+            problems.append(f"{gpath}.name is {type_name(group['name'])}, not a string")
         for key in group:
             if key not in ("name", "rules", "description"):
                 problems.append(f"{gpath} has an unknown key `{key}`")
@@ -379,7 +387,7 @@ def check_tree(tree: object) -> list[str]:
             continue
         rules = group["rules"]
         if not isinstance(rules, list):
-            problems.append(f"{gpath}.rules is {_type_name(rules)}, not an array")
+            problems.append(f"{gpath}.rules is {type_name(rules)}, not an array")
             continue
         if not rules:
             problems.append(f"{gpath}.rules is empty")

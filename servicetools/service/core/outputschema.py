@@ -34,6 +34,8 @@ import jmespath
 from jmespath import exceptions as jmespath_exceptions
 from jmespath.parser import ParsedResult
 
+from ...wire.rules import type_name
+
 __all__ = [
     "BINDING_ERROR",
     "CompiledSchema",
@@ -169,7 +171,7 @@ def load_output_schema(raw: Mapping[str, Any] | str | bytes) -> dict[str, Any]:
         data = raw
         is_xml = raw.lstrip(" \t\r\n\ufeff").startswith("<")
     else:
-        raise _invalid(f"the schema is {_kind(raw)}, not a JSON object")
+        raise _invalid(f"the schema is {type_name(raw)}, not a JSON object")
     if is_xml:
         # An XML declaration must be the very first thing; uploads often have a
         # leading newline, which is harmless for the schema itself.
@@ -183,24 +185,8 @@ def load_output_schema(raw: Mapping[str, Any] | str | bytes) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         raise _invalid(f"the schema is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise _invalid(f"the schema is {_kind(value)}, not a JSON object")
+        raise _invalid(f"the schema is {type_name(value)}, not a JSON object")
     return value
-
-
-def _kind(x: object) -> str:
-    if x is None:
-        return "null"
-    if isinstance(x, bool):
-        return "a boolean"
-    if isinstance(x, int | float):
-        return "a number"
-    if isinstance(x, str):
-        return "a string"
-    if isinstance(x, list | tuple):
-        return "an array"
-    if isinstance(x, Mapping):
-        return "an object"
-    return f"a {type(x).__name__}"
 
 
 # ---------------------------------------------------------------------------
@@ -472,7 +458,7 @@ def _compile_node(
         ]
     if not isinstance(node, str):
         errors.append(
-            _invalid(f"a leaf must be a string holding an expression, not {_kind(node)}", path)
+            _invalid(f"a leaf must be a string holding an expression, not {type_name(node)}", path)
         )
         return None
     try:
