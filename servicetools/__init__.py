@@ -1,7 +1,8 @@
 """servicetools: audit document data extraction from Jupyter.
 
-The package is a layered house; each layer imports only the ones below it (a test
-reads the imports):
+The package is a layered house that imports only downwards: the wire imports nothing of
+ours, the client the wire, the analysis side the wire and the client, the service the
+wire (its engine nothing else); tests/test_layers.py reads every import.
 
 ====================  ==============================================================
 `wire`                what both halves share: schemas, protocol constants, content
