@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-wheel e2e bench bench-accuracy serve lint clean
+.PHONY: demo test test-wheel e2e bench bench-accuracy train serve lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,11 +33,17 @@ e2e: $(STAMP)
 
 # accuracy.py runs OCR over a 200-document dev set (minutes): it has its own target.
 bench: $(STAMP)
-	@for b in bench/*.py; do [ "$$b" = bench/accuracy.py ] && continue; \
+	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/train.py|bench/realsets.py) continue;; esac; \
 		echo "== $$b"; $(PY) $$b || exit 1; done
 
 bench-accuracy: $(STAMP)
 	$(PY) bench/accuracy.py
+
+# Fits the engine's confidence calibration (engine/calibration.json) from the real dev
+# sets under $(DEV_DATA) and the bundled sample; minutes, most of it OCR (cached).
+DEV_DATA ?= ../shared/data
+train: $(STAMP)
+	$(PY) bench/train.py --root $(DEV_DATA)
 
 serve: $(STAMP)
 	SERVICETOOLS_DEV_TOKEN=$(SERVICE_API_KEY) $(PY) -m servicetools serve --port $(PORT) --data-dir $(DATA_DIR)

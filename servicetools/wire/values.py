@@ -43,7 +43,7 @@ _SINGLE_COMMA_THOUSANDS = re.compile(r"[1-9][0-9]{0,2},[0-9]{3}")
 #: Currency signs an amount may carry before or after its number.
 CURRENCY_SYMBOLS = "$€£¥₹₽₩₺₪₫₱₴₦฿₡₲₵₸₼₾¢"
 # A currency written as letters: US$ and friends, ISO 4217 codes, and local abbreviations.
-_SIGN = rf"[A-Z]{{1,3}}\$|Rs\.?|kr\.?|zł|Kč|Fr\.|[{re.escape(CURRENCY_SYMBOLS)}]"
+_SIGN = rf"[A-Z]{{1,3}}\$|Rs\.?|RM|kr\.?|zł|Kč|Fr\.|[{re.escape(CURRENCY_SYMBOLS)}]"
 # A bare three-letter code before the number needs a space or a digit right after it, so
 # "INV-1" is an invoice number, not minus one INV.
 _CURRENCY_PREFIX = re.compile(rf"^(?:(?:{_SIGN})\s*|[A-Z]{{3}}(?:\s+|(?=[0-9.,(])))")

@@ -40,15 +40,18 @@ def ocr_receipt(receipt_scan_pdf: bytes) -> Document:
 
 def test_scanned_pdf_receipt(ocr_receipt: Document, receipts_config: dict[str, Any]) -> None:
     targets = extract_all(ocr_receipt, receipts_config)
-    assert field_values(targets) == {
-        "t-merchant": "",  # letterhead test passes over it: OCR sets it no larger than the text
+    values = field_values(targets)
+    # The name at the top and the address under it; OCR drops the name's space and
+    # misreads the town, so they are compared loosely.
+    assert values.pop("t-merchant").replace(" ", "").lower() == "cornergrocery"
+    assert values.pop("t-address").startswith("12 Main Street")
+    assert values == {
         "t-receipt-date": "15.03.2024",
         "t-receipt-number": "R-004512",
         "t-receipt-tax": "1.20",
         "t-receipt-total": "12.40",
         "t-payment": "VISA",
     }
-    assert targets["t-merchant"].confidence <= 0.1
     assert grid(targets["t-receipt-items"].cells) == {
         0: [["Bread", "1", "", "2.40"], ["Milk", "2", "", "2.00"], ["Apples", "1", "", "6.80"]]
     }

@@ -21,19 +21,25 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from .calibration import calibrated
 from .lines import Line
+from .names import address_below, issuer_name
 from .pages import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
-from .shapes import Shape, shape_of, validates
+from .shapes import AMOUNT, Shape, shape_of, validates
+from .vocabulary import described_aliases, translations
 
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
-_LABEL_CHARS = re.compile(r"[^0-9a-z#]+")
+_LABEL_CHARS = re.compile(r"[^0-9a-zäöüßéèêàâçôûîïëœáíóúñìòù°º#]+")
 _RATE = re.compile(r"\(?\d+(?:[.,]\d+)?\s?%\)?:?")
 # Short labels ("Tax", "Due", "VAT") fuzzily match too many ordinary words.
 _EXACT_BELOW = 5
 _FUZZY_THRESHOLD = 0.9
 _MAX_CONFIDENCE = 0.97
+# Kinds whose values have a shape that decides: a label's neighbour of another shape is
+# not its value.
+_STRICT = frozenset({"date", "amount"})
 _SHAPE_ONLY = 0.4
+_SHAPE_INVALID = 0.6
 _BELOW = 0.9
 _BELOW_BARE = 0.7
 # How far below its label a value may stand, in label heights.
@@ -88,15 +94,20 @@ def label_key(text: str) -> str:
 
 
 def label_aliases(target: dict[str, Any]) -> list[str]:
-    """The target's name and the phrases its description quotes, without duplicates."""
+    """The target's name, the labels its description names, and their translations.
+
+    Without duplicates; the configuration's own phrases first.
+    """
     phrases = [str(target.get("name") or "")]
-    for match in _QUOTED.finditer(str(target.get("description") or "")):
-        phrases.append(match.group(1) or match.group(2))
+    phrases += described_aliases(str(target.get("description") or ""))
     aliases: dict[str, str] = {}
     for phrase in phrases:
         key = label_key(phrase)
         if key and key not in aliases:
             aliases[key] = phrase
+    for key in list(aliases):
+        for printed in translations(key):
+            aliases.setdefault(label_key(printed), printed)
     return list(aliases.values())
 
 
@@ -199,18 +210,39 @@ def extract_fields(
     # lone date is: neither takes it.
     unlabelled = Counter(_shape(t).kind for t in targets if not by_target.get(str(t.get("id", ""))))
     result: dict[str, list[EngineValue]] = {}
+    # Calibration differs for words read by OCR and words of a text layer (always 1.0).
+    read = "ocr" if any(w.confidence < 1.0 for line in lines for w in line.words) else "text"
+    labelled = {label.line for label in labels}
+    issuer = issuer_name(lines, labelled) if at_top else None
     for target in targets:
         target_id = str(target.get("id", ""))
         candidates = by_target.get(target_id, [])
         if candidates:
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
-        elif at_top and _wants_top(target) and (top := letterhead(lines, labels)) is not None:
-            result[target_id] = [top]
+        elif at_top and _wants_address(target):
+            block = address_below(lines, issuer, labelled)
+            result[target_id] = [block or EngineValue("", NOT_FOUND_CONFIDENCE)]
+        elif at_top and _wants_top(target) and issuer is not None:
+            result[target_id] = [issuer.value]
         elif unlabelled[_shape(target).kind] == 1:
             result[target_id] = [_by_shape(lines, target, claimed)]
         else:
             result[target_id] = [EngineValue("", NOT_FOUND_CONFIDENCE)]
+        kind = field_kind(target)
+        for value in result[target_id]:
+            if value.text:
+                value.raw = value.confidence
+                value.confidence = calibrated(f"{kind}:{read}", value.confidence)
     return result
+
+
+def field_kind(target: dict[str, Any]) -> str:
+    """The kind of a field target: address, name, or its example's shape (date, amount...)."""
+    if _wants_address(target):
+        return "address"
+    if _wants_top(target):
+        return "name"
+    return _shape(target).kind
 
 
 def _shape(target: dict[str, Any]) -> Shape:
@@ -238,10 +270,14 @@ def _candidate(
             placement = _BELOW if colon else _BELOW_BARE
     if not words:
         return None
+    if shape.kind == "amount" and line == label.line:
+        placement *= _qualified(lines[line], label, words[0], target)
     # "Invoice #:SI-72004": OCR glued the label's end to the value.
     text = _trim_to_shape(" ".join(w.text for w in words).lstrip("#:. "), shape)
     if not text:
         return None
+    if shape.kind in _STRICT and not shape.fits(text) and not shape.fits(_respace(text)):
+        return None  # a date is never "Corporation", an amount never "Cust. Sig."
     tree = target.get("validation_tree")
     valid = validates(text, tree)
     if valid is False:
@@ -260,6 +296,43 @@ def _candidate(
         shape_fit=shape.fits(text),
         valid=valid,
     )
+
+
+# Words between an amount's label and its value that make it a lesser amount than the
+# label says ("Total Excl. of GST", "Total Qty", "Rechnungssumme ohne USt"), or the
+# final one ("Total Incl. GST", "Total Amt Rounded").
+_LESSER = re.compile(
+    r"^(?:excl|excluding|exclusive|before|sub|qty|quantity|items?|gst|tax|vat|discount|"
+    r"savings?|net|netto|ohne|zzgl|exkl|hors|ht|change|tendered|cash|points?|deposit|paid|"
+    r"der|des|de|of)$"
+)
+_FINAL = re.compile(r"^(?:incl|inclusive|including|inkl|brutto|ttc|rounded|rounding|nett|"
+                    r"grand|payable|due|amt|amount|after)$")
+_CURRENCY_WORD = re.compile(r"^(?:rm|eur|usd|gbp|chf|sgd|myr|inr|rs)$")
+# A label followed by several amounts heads a summary row ("Total: 16.98 1.02").
+_SUMMARY_FACTOR = 0.7
+_LESSER_FACTOR = 0.6
+_UNKNOWN_FACTOR = 0.85
+
+
+def _qualified(line: Line, label: Label, first: Word, target: dict[str, Any]) -> float:
+    """How much the words between an amount's label and its value leave it the target's."""
+    own = {w for alias in label_aliases(target) for w in re.findall(r"[a-zäöüé]+",
+                                                                     alias.lower())}
+    between = []
+    for word in line.words[label.end :]:
+        if word is first:
+            break
+        between += re.findall(r"[a-zäöüé]+", word.text.lower())
+    between = [w for w in between if w not in own and not _CURRENCY_WORD.match(w)]
+    after = line.words[line.words.index(first):]
+    amounts = sum(bool(AMOUNT.fullmatch(w.text)) for w in after)
+    factor = _SUMMARY_FACTOR if amounts > 1 else 1.0
+    if not between or any(_FINAL.match(w) for w in between):
+        return factor
+    if any(_LESSER.match(w) for w in between):
+        return factor * _LESSER_FACTOR
+    return factor * _UNKNOWN_FACTOR
 
 
 def _respace(text: str) -> str:
@@ -365,7 +438,7 @@ def _trim_to_shape(text: str, shape: Shape) -> str:
     text = text.strip()
     if shape.pattern is None or shape.fits(text):
         return text
-    found = shape.find(text)
+    found = shape.find(text) or shape.find(_respace(text))
     return found[0] if found else text
 
 
@@ -397,15 +470,23 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
         return EngineValue("", NOT_FOUND_CONFIDENCE)
     tree = target.get("validation_tree")
     found: dict[str, list[Word]] = {}
+    shaped: dict[str, list[Word]] = {}  # of the shape, but failing the target's rules
     for line in lines:
         for text in shape.find(line.text):
-            if text not in claimed and validates(text, tree) is not False:
-                found.setdefault(text, _words_of(line, text))
-    if len(found) != 1:
+            if text not in claimed:
+                into = shaped if validates(text, tree) is False else found
+                into.setdefault(text, _words_of(line, text))
+    # A receipt prints its one date without a label; of several dates the first is most
+    # often the document's own, but with less certainty for each rival. A date in a
+    # format the rules do not list is still the date (validation will say so).
+    doubt = 1.0
+    if shape.kind == "date" and not found:
+        found, doubt = shaped, _SHAPE_INVALID
+    if not found or (len(found) > 1 and shape.kind != "date"):
         return EngineValue("", NOT_FOUND_CONFIDENCE)
     text, words = next(iter(found.items()))
     ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
-    return EngineValue(text, round(_SHAPE_ONLY * ocr, 4))
+    return EngineValue(text, round(_SHAPE_ONLY * doubt * ocr / len(found), 4))
 
 
 def _words_of(line: Line, text: str) -> list[Word]:
@@ -413,54 +494,21 @@ def _words_of(line: Line, text: str) -> list[Word]:
     return [w for w in line.words if w.text in parts or text in w.text]
 
 
+_ADDRESS = re.compile(r"\baddress\b", re.I)
 # A description saying where an unlabelled value stands: "printed at the top".
 _AT_TOP = re.compile(r"\b(at the top|letterhead|top of the (page|document|receipt))\b", re.I)
-# Document titles printed above or beside a letterhead: not a name.
+# Document titles: "INVOICE" is close to the label "Invoice #" but labels nothing.
 _TITLES = {"invoice", "taxinvoice", "receipt", "salesreceipt", "bill", "statement",
            "creditnote", "quote", "quotation", "proforma", "proformainvoice", "facture",
            "rechnung", "duplicate", "copy", "original"}
-# A letterhead is set larger than the text under it.
-_LETTERHEAD_HEIGHT = 1.2
-_TOP_LINES = 3
-_LETTERHEAD = 0.9
+
+
+def _wants_address(target: dict[str, Any]) -> bool:
+    """Free text named or described as an address."""
+    text = f"{target.get('name')} {target.get('description')}"
+    return _shape(target).pattern is None and bool(_ADDRESS.search(text))
 
 
 def _wants_top(target: dict[str, Any]) -> bool:
     """Free text whose description places it at the top (a merchant or vendor name)."""
     return _shape(target).pattern is None and bool(_AT_TOP.search(str(target.get("description"))))
-
-
-def letterhead(lines: list[Line], labels: list[Label]) -> EngineValue | None:
-    """The first phrase at the top set in a large font that is no title, label or number.
-
-    Only the first few lines are read, and none after the first label: below that the
-    page holds labelled blocks, not the letterhead.
-    """
-    if not lines:
-        return None
-    body = statistics.median(line.height for line in lines)
-    labelled = {label.line for label in labels}
-    for index, line in enumerate(lines[:_TOP_LINES]):
-        if index in labelled:
-            return None
-        for phrase in _phrases(line):
-            text = " ".join(w.text for w in phrase)
-            key = label_key(text)
-            if not key or key in _TITLES or not any(c.isalpha() for c in text):
-                continue
-            height = statistics.median(w.height for w in phrase)
-            if height < _LETTERHEAD_HEIGHT * body or any(c.isdigit() for c in text):
-                return None
-            ocr = statistics.fmean(w.confidence for w in phrase)
-            return EngineValue(text, round(_LETTERHEAD * ocr, 4))
-    return None
-
-
-def _phrases(line: Line) -> list[list[Word]]:
-    starts = _phrase_starts(line)
-    phrases: list[list[Word]] = []
-    for index, word in enumerate(line.words):
-        if index in starts or not phrases:
-            phrases.append([])
-        phrases[-1].append(word)
-    return phrases

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -202,17 +204,27 @@ def _text_layer_words(page: Any) -> list[Word]:
         text = str(item["text"]).strip()
         if not text:
             continue
-        words.append(
-            Word(
-                text=text,
-                x0=_clip((float(item["x0"]) - x_origin) / width),
-                y0=_clip((float(item["top"]) - y_origin) / height),
-                x1=_clip((float(item["x1"]) - x_origin) / width),
-                y1=_clip((float(item["bottom"]) - y_origin) / height),
-                confidence=1.0,
-            )
-        )
+        x0 = (float(item["x0"]) - x_origin) / width
+        x1 = (float(item["x1"]) - x_origin) / width
+        y0 = _clip((float(item["top"]) - y_origin) / height)
+        y1 = _clip((float(item["bottom"]) - y_origin) / height)
+        for piece, start, end in _unglued(text):
+            share = (x1 - x0) / len(text)
+            words.append(Word(piece, _clip(x0 + start * share), y0, _clip(x0 + end * share), y1))
     return words
+
+
+# "number:12345", "Date:March": a label's colon with its value set right after it.
+_GLUED_LABEL = re.compile(r"(?<=[^\W\d_]{2}:)(?=[^\s/])")
+
+
+def _unglued(text: str) -> list[tuple[str, int, int]]:
+    """A word's pieces with their character spans, split after a label's colon."""
+    cuts = [m.start() for m in _GLUED_LABEL.finditer(text)]
+    if not cuts or text.startswith("http"):
+        return [(text, 0, len(text))]
+    bounds = [0, *cuts, len(text)]
+    return [(text[a:b], a, b) for a, b in pairwise(bounds) if text[a:b]]
 
 
 def _load_image(data: bytes) -> Page:

@@ -13,6 +13,8 @@ NOT_FOUND_CONFIDENCE = 0.05
 class EngineValue:
     text: str
     confidence: float
+    # The score before calibration (calibration.py); kept for fitting the map again.
+    raw: float | None = field(default=None, compare=False)
 
 
 @dataclass

@@ -10,21 +10,42 @@ from typing import Any
 
 from ...wire.rules import compiled_pattern, rule_passes
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# Month names and abbreviations in English, German, French, Dutch, Spanish and Italian.
+_MONTH = (
+    r"(?:jan(?:uary|uar|vier|uari)?|feb(?:ruary|ruar|ruari)?|févr(?:ier)?|fevr(?:ier)?"
+    r"|mar(?:ch|s|zo)?|märz|maerz|mrt|maart|apr(?:il|ile)?|avr(?:il)?|abr(?:il)?|may|mai|mei"
+    r"|mayo|magg(?:io)?|jun(?:e|i|io)?|juin|giu(?:gno)?|jul(?:y|i|io)?|juil(?:let)?|lug(?:lio)?"
+    r"|aug(?:ust|ustus)?|août|aout|ago(?:sto)?|sep(?:t|tember|tembre|tiembre)?|set(?:tembre)?"
+    r"|oct(?:ober|obre|ubre)?|okt(?:ober)?|ott(?:obre)?|nov(?:ember|embre|iembre)?"
+    r"|dec(?:ember)?|dez(?:ember)?|déc(?:embre)?|dic(?:iembre|embre)?)\.?"
+)
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+_MONTH_NUMBER = r"(?:0?[1-9]|1[0-2])"
+_YEAR = r"(?:(?:19|20)\d{2}|\d{2})"
 _DATE_PATTERNS = [
-    r"\d{4}-\d{1,2}-\d{1,2}",
-    r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}",
-    rf"\d{{1,2}}\s+{_MONTH}\s+\d{{4}}",
-    rf"{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}",
+    r"(?:19|20)\d{2}[-./]\d{1,2}[-./]\d{1,2}",
+    rf"{_DAY}[./-]{_MONTH_NUMBER}[./-]{_YEAR}",
+    rf"{_MONTH_NUMBER}[./-]{_DAY}[./-]{_YEAR}",
+    rf"{_DAY}(?:\.|er|st|nd|rd|th)?[\s-]*(?:de\s+)?{_MONTH}[\s,-]*(?:de\s+)?(?:19|20)?\d{{2}}",
+    rf"{_MONTH}\s*{_DAY}(?:st|nd|rd|th)?,?\s*(?:19|20)\d{{2}}",
 ]
 DATE = re.compile("|".join(f"(?:{p})" for p in _DATE_PATTERNS), re.IGNORECASE)
-_CURRENCY = r"(?:[$€£¥]|usd|eur|gbp|chf)"
+# OCR glues a time to the date before it: "22/12/201714:03", "12 Mar 201818:19".
+_GLUED_TIME = re.compile(r"((?:19|20)\d{2}|[./-]\d{2})(?=\d{1,2}:\d{2})")
+
+
+def unglue_time(text: str) -> str:
+    """A space between a date's year and a time OCR glued to it."""
+    return _GLUED_TIME.sub(r"\1 ", text)
+
+
+_CURRENCY = r"(?:[$€£¥₹]|usd|eur|gbp|chf|rm|myr|sgd|rs\.?)"
 _GROUPED = r"\d{1,3}(?:[,.']\d{3})+"
 # With cents; or whole, when a currency sign or thousands grouping says it is money
 # ("$4,500", "$450", "4,500"): a bare "2024" or "3" stays a number.
 AMOUNT = re.compile(
     rf"(?:{_CURRENCY}\s?)?-?(?:{_GROUPED}|\d+)[.,]\d{{2}}(?:\s?{_CURRENCY})?"
-    rf"|{_CURRENCY}\s?-?(?:{_GROUPED}|\d+)"
+    rf"|{_CURRENCY}\s?-?(?:{_GROUPED}|\d+)(?:[.,]\d{{1,2}})?"
     rf"|-?(?:{_GROUPED}|\d+)\s?{_CURRENCY}"
     rf"|-?{_GROUPED}",
     re.IGNORECASE,
@@ -40,12 +61,18 @@ class Shape:
     pattern: re.Pattern[str] | None
 
     def fits(self, text: str) -> bool:
-        return self.pattern is None or self.pattern.fullmatch(text.strip()) is not None
+        if self.pattern is None:
+            return True
+        if self.kind == "date":
+            text = unglue_time(text)
+        return self.pattern.fullmatch(text.strip()) is not None
 
     def find(self, text: str) -> list[str]:
         """Values of this shape in a line of text, standing apart from their neighbours."""
         if self.pattern is None:
             return []
+        if self.kind == "date":
+            text = unglue_time(text)
         found = []
         for match in self.pattern.finditer(text):
             start, end = match.span()

@@ -1,0 +1,486 @@
+"""The real document sets as benchmark cases: truth, scoring and the reading ceiling.
+
+Three folders of real documents with ground truth are read from paths (they are not
+part of the product; see each folder's README for source and licence):
+
+- ``sroie-dev``: scanned receipts; company, date, address and total;
+- ``invoices-dev``: published invoices and receipts; issuer, number, date and total;
+- ``real``: published invoices and receipts; fields keyed by their printed label.
+
+Scoring follows the sroie-dev README for every set: names, addresses and codes are
+equal with all whitespace removed and case ignored; dates when equal so or when both
+read as the same calendar date; amounts when both read as the same number (within
+0.01).
+
+The *ceiling* of a value is whether it is present at all in the words the engine
+sees (text layer or OCR), compared the same way: a miss under the ceiling is the
+engine's choice, a miss above it is reading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from dateutil import parser as dateparser
+
+from servicetools.wire.values import parse_amount
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SETS = ("sroie-dev", "invoices-dev", "real")
+# The bundled 40-document generated sample (datagen, seed 2026), read like a set.
+SAMPLE = "sample"
+
+# Kinds decide how a value is compared.
+NAME, ADDRESS, CODE, DATE, AMOUNT = "name", "address", "code", "date", "amount"
+
+# Target names of the bundled configurations, per set field.
+SROIE_FIELDS = {"company": ("Merchant", NAME), "date": ("Date", DATE),
+                "address": ("Address", ADDRESS), "total": ("Total", AMOUNT)}
+INVOICE_FIELDS = {"issuer": ("Vendor", NAME), "invoice_number": ("Invoice Number", CODE),
+                  "date": ("Invoice Date", DATE), "total": ("Total", AMOUNT)}
+RECEIPT_FIELDS = {"issuer": ("Merchant", NAME), "invoice_number": ("Receipt Number", CODE),
+                  "date": ("Date", DATE), "total": ("Total", AMOUNT)}
+# real/: printed labels (lower case) by target; the first label present wins.
+REAL_LABELS: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
+    "invoices": {
+        "Invoice Number": (("invoice number", "invoice #", "invoice no", "invoice"), CODE),
+        "Invoice Date": (("invoice date", "date", "[invoice_date]", "[date]"), DATE),
+        "Due Date": (("due date", "invoice due date", "due"), DATE),
+        "Vendor": (("[vendor]", "from"), NAME),
+        "Customer": (("[customer]", "customer name", "sold to", "bill to", "to"), NAME),
+        "Subtotal": (("subtotal", "sub-total"), AMOUNT),
+        "Tax": (("tax", "sales tax", "vat"), AMOUNT),
+        "Total": (("total", "balance due", "total due", "amount due"), AMOUNT),
+    },
+    "receipts": {
+        "Merchant": (("[vendor]",), NAME),
+        "Address": (("[vendor_address]", "[address]"), ADDRESS),
+        "Date": (("date", "[date]"), DATE),
+        "Receipt Number": (("receipt #", "receipt no", "receipt number"), CODE),
+        "Tax": (("tax", "sales tax", "vat"), AMOUNT),
+        "Total": (("total", "total due"), AMOUNT),
+    },
+}
+CONTENT_TYPES = {".pdf": "application/pdf", ".png": "image/png", ".jpg": "image/jpeg",
+                 ".jpeg": "image/jpeg"}
+
+
+@dataclass(frozen=True)
+class Truth:
+    """One expected value: its kind, the value, and the printed form where the set has one."""
+
+    kind: str
+    value: str
+    printed: str = ""
+
+
+@dataclass
+class Case:
+    set: str
+    path: Path
+    configuration: str
+    truth: dict[str, Truth]  # by target name
+
+    @property
+    def name(self) -> str:
+        return f"{self.path.parent.name}/{self.path.name}"
+
+    @property
+    def content_type(self) -> str:
+        return CONTENT_TYPES[self.path.suffix.lower()]
+
+
+def cases(set_name: str, root: Path = SHARED) -> list[Case]:
+    """The cases of one set, in file order."""
+    folder = root / set_name
+    if set_name == "sroie-dev":
+        return list(_sroie(folder))
+    if set_name == "invoices-dev":
+        return list(_invoices(folder))
+    if set_name == "real":
+        return list(_real(folder))
+    if set_name == SAMPLE:
+        return generated()
+    raise ValueError(f"unknown set {set_name!r}; known: {', '.join(SETS)}")
+
+
+def _sroie(folder: Path) -> Iterator[Case]:
+    for key in sorted((folder / "key").glob("*.json")):
+        data = json.loads(key.read_text())
+        truth = {target: Truth(kind, str(data[name]), str(data[name]))
+                 for name, (target, kind) in SROIE_FIELDS.items() if data.get(name)}
+        yield Case("sroie-dev", folder / "img" / f"{key.stem}.jpg", "receipts", truth)
+
+
+def _invoices(folder: Path) -> Iterator[Case]:
+    for path in sorted(folder.glob("*/*.truth.json")):
+        data = json.loads(path.read_text())
+        receipt = data["kind"] == "receipt"
+        mapping = RECEIPT_FIELDS if receipt else INVOICE_FIELDS
+        printed = data.get("printed", {})
+        truth = {}
+        for name, (target, kind) in mapping.items():
+            value = data["fields"].get(name)
+            if value is not None:
+                truth[target] = Truth(kind, str(value), str(printed.get(name, value)))
+        yield Case("invoices-dev", path.with_name(data["document"]),
+                   "receipts" if receipt else "invoices", truth)
+
+
+_SAMPLE_KINDS = {"Invoice Date": DATE, "Due Date": DATE, "Date": DATE, "Vendor": NAME,
+                 "Merchant": NAME, "Customer": NAME, "Invoice Number": CODE,
+                 "Receipt Number": CODE, "Payment Method": NAME}
+
+
+def generated(folder: Path | None = None, name: str = SAMPLE) -> list[Case]:
+    """Cases of a generated set (datagen layout: documents/ and truth/); the bundled sample
+    by default."""
+    from servicetools import bundled
+
+    documents = folder / "documents" if folder else bundled.DOCUMENTS
+    truths = folder / "truth" if folder else bundled.TRUTH
+    found = []
+    for path in sorted(truths.glob("*.json")):
+        data = json.loads(path.read_text())
+        truth = {target: Truth(_SAMPLE_KINDS.get(target, AMOUNT), str(value), str(value))
+                 for target, value in data["fields"].items() if value}
+        found.append(Case(name, documents / data["document"], data["configuration"], truth))
+    return found
+
+
+def _real(folder: Path) -> Iterator[Case]:
+    for path in sorted(folder.glob("*/*.truth.json")):
+        data = json.loads(path.read_text())
+        if data.get("kind") not in ("invoice", "receipt"):
+            continue
+        configuration = "invoices" if data["kind"] == "invoice" else "receipts"
+        labels = {k.lower().rstrip(":"): v for k, v in data.get("fields", {}).items()}
+        truth = {}
+        for target, (aliases, kind) in REAL_LABELS[configuration].items():
+            for alias in aliases:
+                if alias in labels:
+                    value = str(labels[alias])
+                    # Names count by their first line; addresses are whole blocks.
+                    if kind != ADDRESS:
+                        value = value.split("\n")[0]
+                    truth[target] = Truth(kind, value, value)
+                    break
+        document = path.with_name(data["document"])
+        if truth and document.exists():
+            yield Case("real", document, configuration, truth)
+
+
+# -- scoring --------------------------------------------------------------------------------
+def compact(text: str) -> str:
+    """All whitespace removed, case ignored."""
+    return re.sub(r"\s+", "", str(text)).lower()
+
+
+# Month names of the sets' languages, to English for dateutil.
+_MONTHS = {"januar": "jan", "janvier": "jan", "januari": "jan", "februar": "feb",
+           "février": "feb", "fevrier": "feb", "februari": "feb", "märz": "mar", "maerz": "mar",
+           "mars": "mar", "maart": "mar", "avril": "apr", "mai": "may", "juni": "jun",
+           "juin": "jun", "juli": "jul", "juillet": "jul", "août": "aug", "aout": "aug",
+           "augustus": "aug", "septembre": "sep", "oktober": "oct", "octobre": "oct",
+           "novembre": "nov", "dezember": "dec", "décembre": "dec", "decembre": "dec"}
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def as_date(text: str) -> set[date]:
+    """The calendar dates a printed date may mean (day and month order both tried)."""
+    text = _WORD.sub(lambda m: _MONTHS.get(m.group().lower(), m.group()), str(text))
+    if not re.search(r"\d", text) or len(re.sub(r"\W", "", text)) < 5:
+        return set()
+    found = set()
+    for day_first in (True, False):
+        try:
+            found.add(dateparser.parse(text, dayfirst=day_first).date())
+        except (ValueError, OverflowError, TypeError):
+            pass
+    return found
+
+
+def right(got: str, truth: Truth) -> bool:
+    """Whether an extracted value equals the truth under the set's scoring."""
+    if not got.strip():
+        return False
+    if truth.kind == AMOUNT:
+        number, expected = parse_amount(got), _number(truth.value)
+        return (number is not None and not expected.is_nan()
+                and abs(number - expected) <= Decimal("0.01"))
+    if compact(got) in (compact(truth.value), compact(truth.printed)):
+        return True
+    if truth.kind == DATE:
+        expected = as_date(truth.printed) | as_date(truth.value)
+        return bool(as_date(got) & expected)
+    return False
+
+
+def _number(value: str) -> Decimal:
+    parsed = parse_amount(value) or parse_amount(value.replace(" ", ""))
+    return parsed if parsed is not None else Decimal("NaN")
+
+
+_NUMBERISH = re.compile(r"[-$€£]?\d[\d.,' ]*\d|\d")
+_DATEISH = re.compile(r"\d{1,4}[./ -][\w.]{1,9}[./ -,]\s?\d{2,4}|\w{3,9}\.? \d{1,2},? \d{4}")
+
+
+def present(text_lines: list[str], truth: Truth) -> bool:
+    """Whether the truth value occurs in the words the engine sees (the ceiling)."""
+    whole = compact("".join(text_lines))
+    if truth.kind != AMOUNT and (compact(truth.printed) in whole or compact(truth.value) in whole):
+        return True
+    if truth.kind == AMOUNT:
+        expected = _number(truth.value)
+        if expected.is_nan():
+            return False
+        for line in text_lines:
+            for match in _NUMBERISH.finditer(line):
+                number = parse_amount(match.group())
+                if number is not None and abs(number - expected) <= Decimal("0.01"):
+                    return True
+        return False
+    if truth.kind == DATE:
+        expected = as_date(truth.printed) | as_date(truth.value)
+        return any(as_date(m.group()) & expected for line in text_lines
+                   for m in _DATEISH.finditer(line))
+    return False
+
+
+# -- reading documents ----------------------------------------------------------------------
+def cache_key(data: bytes, reader: str) -> str:
+    return hashlib.sha256(data).hexdigest()[:24] + "-" + reader
+
+
+def load(path: Path, content_type: str, cache: Path | None, reader: str) -> Any:
+    """The engine's Document of a file (words of every page), cached by content and reader."""
+    from servicetools.service.engine import load_document
+
+    data = path.read_bytes()
+    if cache is not None:
+        stored = cache / f"{cache_key(data, reader)}.pickle"
+        if stored.exists():
+            return pickle.loads(stored.read_bytes())
+    document = load_document(data, content_type)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        stored.write_bytes(pickle.dumps(document))
+    return document
+
+
+@dataclass
+class Outcome:
+    """One truth value against what the engine gave for it."""
+
+    set: str
+    document: str
+    target: str
+    kind: str
+    truth: str
+    got: str
+    confidence: float
+    right: bool
+    present: bool
+    raw: float = 0.0  # before calibration
+    engine_kind: str = ""  # the kind whose calibration map applies
+
+
+@dataclass
+class SetScore:
+    outcomes: list[Outcome] = field(default_factory=list)
+    pages: int = 0
+    documents: int = 0
+
+
+def reader_version() -> str:
+    """A digest of the engine's reading code: cached words are stale when it changes."""
+    from servicetools.service import engine
+
+    folder = Path(engine.__file__).parent
+    digest = hashlib.sha256()
+    for name in ("pages.py", "ocr.py"):
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def run_case(case: Case, configuration: dict[str, Any], cache: Path | None = None,
+             reader: str = "") -> tuple[list[Outcome], int]:
+    """The engine over one case, exactly as the service's pipeline calls it."""
+    from servicetools.service.engine import extract_group, group_targets
+
+    document = load(case.path, case.content_type, cache, reader or reader_version())
+    text_lines = document.text().split("\n")
+    from servicetools.service.engine.fields import field_kind
+
+    by_name: dict[str, tuple[str, float, float, str]] = {}
+    specs = {t["id"]: t for t in configuration["extraction_targets"]}
+    for group in group_targets(configuration):
+        for target in extract_group(document, group, configuration):
+            if target.type == "field":
+                spec = specs[target.target_id]
+                first = target.values[0] if target.values else None
+                raw = first.raw if first is not None and first.raw is not None else (
+                    first.confidence if first else 0.0)
+                by_name[spec.get("name") or spec["id"]] = (
+                    first.text if first else "", first.confidence if first else 0.0, raw,
+                    f"{field_kind(spec)}:{_read(document)}")
+    outcomes = []
+    for target, truth in case.truth.items():
+        got, confidence, raw, kind = by_name.get(target, ("", 0.0, 0.0, ""))
+        outcomes.append(Outcome(case.set, case.name, target, truth.kind, truth.value, got,
+                                float(confidence), right(got, truth), present(text_lines, truth),
+                                float(raw), kind))
+    return outcomes, len(document.pages)
+
+
+def _read(document: Any) -> str:
+    """How the engine read the document: "ocr" when any page has OCR words (as fields.py)."""
+    return "ocr" if any(w.confidence < 1.0 for p in document.pages for w in p.words) else "text"
+
+
+# -- figures --------------------------------------------------------------------------------
+def ece(pairs: list[tuple[float, bool]], bins: int = 10) -> float:
+    """Expected calibration error: |accuracy - mean confidence| per bin, weighted by size."""
+    if not pairs:
+        return 0.0
+    total = 0.0
+    for b in range(bins):
+        inside = [(c, r) for c, r in pairs
+                  if (b / bins <= c < (b + 1) / bins) or (b == bins - 1 and c >= 1.0)]
+        if inside:
+            accuracy = sum(r for _, r in inside) / len(inside)
+            confidence = sum(c for c, _ in inside) / len(inside)
+            total += len(inside) * abs(accuracy - confidence)
+    return total / len(pairs)
+
+
+def brier(pairs: list[tuple[float, bool]]) -> float:
+    return sum((c - r) ** 2 for c, r in pairs) / len(pairs) if pairs else 0.0
+
+
+def figures(outcomes: list[Outcome]) -> dict[str, float]:
+    """accuracy, fill, ceiling, ECE and Brier of some outcomes."""
+    n = len(outcomes)
+    pairs = [(o.confidence, o.right) for o in outcomes]
+    return {
+        "n": n,
+        "accuracy": sum(o.right for o in outcomes) / n if n else 0.0,
+        "fill": sum(bool(o.got.strip()) for o in outcomes) / n if n else 0.0,
+        "ceiling": sum(o.present for o in outcomes) / n if n else 0.0,
+        "ece": ece(pairs),
+        "brier": brier(pairs),
+    }
+
+
+def table(title: str, outcomes: list[Outcome]) -> str:
+    """Per target and overall: n, accuracy, fill, ceiling, ECE, Brier, misses by cause."""
+    rows = [f"{title}",
+            f"  {'field':<16}{'n':>5}{'accuracy':>10}{'fill':>8}{'ceiling':>9}{'ECE':>8}"
+            f"{'Brier':>8}{'choose':>8}{'read':>6}"]
+    targets = sorted({o.target for o in outcomes}, key=lambda t: [o.target for o in
+                                                                   outcomes].index(t))
+    for name in [*targets, "overall"]:
+        some = outcomes if name == "overall" else [o for o in outcomes if o.target == name]
+        f = figures(some)
+        choose = sum(not o.right and o.present for o in some)
+        read = sum(not o.right and not o.present for o in some)
+        rows.append(f"  {name:<16}{f['n']:>5}{f['accuracy']:>10.1%}{f['fill']:>8.1%}"
+                    f"{f['ceiling']:>9.1%}{f['ece']:>8.3f}{f['brier']:>8.3f}{choose:>8}{read:>6}")
+    return "\n".join(rows)
+
+
+def reliability(outcomes: list[Outcome], bins: int = 10) -> str:
+    """Count, mean confidence and accuracy per confidence bin."""
+    rows = [f"  {'confidence':<12}{'n':>5}{'mean conf':>11}{'accuracy':>10}"]
+    for b in range(bins):
+        inside = [o for o in outcomes if (b / bins <= o.confidence < (b + 1) / bins)
+                  or (b == bins - 1 and o.confidence >= 1.0)]
+        if inside:
+            mean = sum(o.confidence for o in inside) / len(inside)
+            accuracy = sum(o.right for o in inside) / len(inside)
+            rows.append(f"  {b / bins:.1f}-{(b + 1) / bins:.1f}    {len(inside):>5}"
+                        f"{mean:>11.3f}{accuracy:>10.1%}")
+    return "\n".join(rows)
+
+
+# -- calibration ----------------------------------------------------------------------------
+MIN_PER_KIND = 30
+
+
+def fit_map(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Isotonic maps from raw score to P(right), one per kind (small kinds pooled as "all")."""
+    from sklearn.isotonic import IsotonicRegression
+
+    found = [o for o in outcomes if o.got.strip()]
+    by_kind: dict[str, list[Outcome]] = {}
+    for o in found:
+        by_kind.setdefault(o.engine_kind, []).append(o)  # "date:ocr"
+        by_kind.setdefault(o.engine_kind.split(":")[0], []).append(o)  # "date"
+    kinds: dict[str, dict[str, list[float]]] = {}
+    for kind, some in [("all", found), *by_kind.items()]:
+        if len(some) < MIN_PER_KIND:
+            continue
+        model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip", increasing=True)
+        model.fit([o.raw for o in some], [float(o.right) for o in some])
+        kinds[kind] = {"x": [round(float(x), 4) for x in model.X_thresholds_],
+                       "y": [round(float(y), 4) for y in model.y_thresholds_]}
+    counts = {kind: len(some) for kind, some in sorted(by_kind.items()) if ":" in kind}
+    return {"kinds": kinds, "fitted_on": {"values": len(found), "by_kind": counts}}
+
+
+def fold_of(document: str, folds: int) -> int:
+    """A document's fold, the same in every run (all values of a document share a fold)."""
+    return int(hashlib.sha256(document.encode()).hexdigest(), 16) % folds
+
+
+def cross_validated(outcomes: list[Outcome], folds: int = 5) -> list[Outcome]:
+    """Outcomes whose confidence comes from a map fitted without their own documents."""
+    from dataclasses import replace
+
+    from servicetools.service.engine.calibration import calibrated
+
+    held = []
+    for fold in range(folds):
+        train = [o for o in outcomes if fold_of(o.set + o.document, folds) != fold]
+        table = fit_map(train)
+        for o in outcomes:
+            if fold_of(o.set + o.document, folds) == fold:
+                confidence = calibrated(o.engine_kind, o.raw, table) if o.got.strip() else (
+                    o.confidence)
+                held.append(replace(o, confidence=confidence))
+    return held
+
+
+def collect(sets: list[str], root: Path = SHARED, cache: Path | None = None,
+            progress: bool = True, extra: list[Case] | None = None) -> list[Outcome]:
+    """Outcomes of every case of the sets (and of `extra` cases), with the bundled
+    configurations."""
+    from tqdm import tqdm
+
+    from servicetools import bundled
+
+    configurations = {p.stem: json.loads(p.read_text())
+                      for p in bundled.CONFIGURATIONS.glob("*.json")}
+    reader = reader_version()
+    every: list[Case] = []
+    for name in sets:
+        if name != SAMPLE and not (root / name).exists():
+            print(f"skipping {name}: {root / name} not found", file=sys.stderr)
+            continue
+        every += cases(name, root)
+    every += extra or []
+    outcomes: list[Outcome] = []
+    for case in tqdm(every, desc="engine over the sets", file=sys.stderr, disable=not progress):
+        found, _ = run_case(case, configurations[case.configuration], cache, reader)
+        outcomes += found
+    return outcomes

@@ -1,0 +1,221 @@
+"""Unlabelled names and addresses at the top of a document: the issuer and its address.
+
+Invoices and receipts rarely label their issuer: its name stands at the top, set
+larger than the text under it (a letterhead), or in the small sender line above the
+recipient's address ("Lieferant GmbH · Lieferantenstraße 20 · 80333 München"), and
+its address follows the name. Every phrase of the first lines is a candidate name,
+scored by what speaks for a name (a larger font, a legal form such as GmbH, Ltd or
+Sdn Bhd, standing high on the page) and against it (a document title, a label, an
+address, a telephone or registration number, mostly digits). A name that OCR or the
+layout split over two lines ("HOME MASTER HARDWARE &" / "ELECTRICAL") is joined.
+
+The address is the block of lines under the name, up to a line that is no longer an
+address (telephone, registration or tax numbers, e-mail, dates, document titles).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+from .lines import Line
+from .pages import Word
+from .results import EngineValue
+
+__all__ = ["Name", "address_below", "issuer_name"]
+
+# Legal forms of companies, as printed (compared without case).
+_LEGAL_FORM = re.compile(
+    r"(?<![A-Za-z])(?:gmbh|ag|eg|kg|ohg|gbr|e\.\s?k|ug|sarl|s\.?a\.?r\.?l|sas|s\.a\.s|s\.?a\.?"
+    r"|b\.?v\.?|n\.?v\.?|inc\.?|llc|l\.l\.c|ltd\.?|limited|plc|corp\.?|corporation|co\.?"
+    r"|company|pty|oü|sdn\.?\s?bhd\.?|bhd\.?|enterprise|trading|s\.?r\.?l\.?|s\.?p\.?a\.?"
+    r"|s\.?l\.?|gesellschaft|associates|group|holdings?)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_TITLES = re.compile(
+    r"^(?:(?:tax|simplified|sales|cash|official|original|duplicate|copy)\s*)*"
+    r"(?:invoice|receipt|bill|statement|credit\s*note|quote|quotation|pro\s*forma|facture"
+    r"|rechnung|factuur|factura|fattura|ricevuta|quittung|beleg|kassenbon|bon|ticket|avoir"
+    r"|gutschrift|note)(?:\s*\(.*\))?$",
+    re.IGNORECASE,
+)
+# Words of an address line (street kinds, boxes, units) in the supported languages.
+_ADDRESS_WORDS = re.compile(
+    r"(?<![A-Za-z])(?:street|st\.|road|rd\.?|avenue|ave\.?|boulevard|blvd|lane|drive|dr\.|"
+    r"suite|floor|building|p\.?\s?o\.?\s?box|box|jalan|jln|taman|lorong|lot|no\.|"
+    r"stra(?:ss|ß)e|str\.|weg|platz|gasse|allee|postfach|postbus|rue|avenue|bd|chemin|"
+    r"place|straat|laan|plein|calle|avenida|via|piazza|corso|industriestr|bandar|kawasan)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_POSTCODE = re.compile(r"(?<!\d)(?:\d{4,6}|[A-Z]{1,2}\d{1,2}[A-Z]?\s\d[A-Z]{2})(?!\d)")
+# Lines that end an address block: contact and registration details, titles, dates.
+_NOT_ADDRESS = re.compile(
+    r"(?<![A-Za-z])(?:tel|telephone|phone|fax|telefax|hp|mobile|e-?mail|www|http|gst|vat|"
+    r"reg|registration|company\s*no|co\.?\s*no|ust|steuer|tax|invoice|receipt|cashier|date|"
+    r"time|table|order|kundennummer|siret|siren|tva|btw|kvk|iban|bic)(?![A-Za-z])|@|\d{1,2}:\d{2}",
+    re.IGNORECASE,
+)
+# A company registration number on its own line, under the name: "(81109-A)".
+_REGISTRATION = re.compile(r"^\(?\s*(?:co\.?\s*)?[A-Z0-9]{3,}[- ]?[A-Z]?\s*\)?\.?$", re.IGNORECASE)
+_SEPARATORS = re.compile(r"\s+[•·|–—-]\s+|\s*[•·|]\s*")
+_TOP_LINES = 12
+_MAX_NAME_WORDS = 8
+_LARGER = 1.15
+_MAX_ADDRESS_LINES = 6
+_LETTERHEAD_CONFIDENCE = 0.85
+
+
+@dataclass(frozen=True)
+class Name:
+    """The issuer's name and the indexes of the lines it stands on."""
+
+    value: EngineValue
+    lines: tuple[int, ...]
+
+
+def _segments(line: Line) -> list[list[Word]]:
+    """A line's phrases (split at wide gaps and at separators such as "•" and " - ")."""
+    char = sum(w.x1 - w.x0 for w in line.words) / max(1, sum(len(w.text) for w in line.words))
+    phrases: list[list[Word]] = [[]]
+    for index, word in enumerate(line.words):
+        gap = word.x0 - line.words[index - 1].x1 if index else 0.0
+        if phrases[-1] and (gap > 4 * char or _SEPARATORS.fullmatch(" " + word.text + " ")):
+            phrases.append([])
+        if not _SEPARATORS.fullmatch(" " + word.text + " "):
+            phrases[-1].append(word)
+    return [p for p in phrases if p]
+
+
+def _score(text: str, height: float, body: float, index: int) -> float:
+    """How much a phrase looks like the issuer's name (higher is better; <= 0: not a name)."""
+    letters = sum(c.isalpha() for c in text)
+    digits = sum(c.isdigit() for c in text)
+    if letters < 2 or _TITLES.match(text.strip(" :.")) or text.rstrip().endswith(":"):
+        return 0.0
+    if "@" in text or "www" in text.lower() or "http" in text.lower():
+        return 0.0
+    if digits > 0.25 * (letters + digits):
+        return 0.0
+    legal = bool(_LEGAL_FORM.search(text))
+    words = text.split()
+    if len(words) > _MAX_NAME_WORDS or (not legal and text.rstrip().endswith((".", "!", "?"))
+                                        and len(words) > 3):
+        return 0.0  # a sentence, not a name
+    if not legal and height < _LARGER * body and not text.isupper():
+        return 0.0  # body text: a name without a legal form is set larger or in capitals
+    score = min(3.0, height / body) - 0.08 * index
+    if _ONLY_LEGAL_FORM.match(text.strip()):
+        score -= 0.5  # "GmbH" or "SDN BHD" alone ends a name begun on the line before
+    if legal:
+        score += 1.2
+    if _ADDRESS_WORDS.search(text) or _POSTCODE.search(text):
+        score -= 0.9
+    if _NOT_ADDRESS.search(text):
+        score -= 0.9
+    if digits:
+        score -= 0.3
+    return score
+
+
+def issuer_name(lines: list[Line], skip: set[int]) -> Name | None:
+    """The most name-like phrase of the first lines of the first page, with its line indexes.
+
+    `skip` are lines that hold labels: their text belongs to labelled values.
+    """
+    first = [i for i, line in enumerate(lines[:_TOP_LINES]) if line.page == lines[0].page]
+    if not first:
+        return None
+    body = statistics.median(line.height for line in lines) or 1e-9
+    best: tuple[float, int, list[Word]] | None = None
+    for index in first:
+        if index in skip:
+            continue
+        for phrase in _segments(lines[index]):
+            text = " ".join(w.text for w in phrase)
+            height = statistics.median(w.height for w in phrase)
+            score = _score(text, height, body, index)
+            if score > 0 and (best is None or score > best[0]):
+                best = (score, index, phrase)
+    if best is None:
+        return None
+    score, index, phrase = best
+    used = [index]
+    words = list(phrase)
+    following = index + 1
+    if following < len(lines) and following not in skip and _continues(lines, index, phrase):
+        words += lines[following].words
+        used.append(following)
+    elif index > 0 and index - 1 not in skip and _continues_from(lines, index, phrase):
+        # "POPULAR BOOK" / "CO. (M) SDN BHD": the best line only ends the name.
+        words = lines[index - 1].words + words
+        used.insert(0, index - 1)
+    text = " ".join(w.text for w in words)
+    ocr = statistics.fmean(w.confidence for w in words)
+    # A legal form or a clearly larger font make the name likely; a plain first line less.
+    certainty = _LETTERHEAD_CONFIDENCE if score >= 1.5 else 0.6
+    return Name(EngineValue(text, round(certainty * ocr, 4)), tuple(used))
+
+
+_JOINERS = re.compile(r"(?:&|\band|-|,)$", re.IGNORECASE)
+_ONLY_LEGAL_FORM = re.compile(rf"^\(?(?:m\)\s*)?(?:{_LEGAL_FORM.pattern}[\s.,()]*)+$",
+                              re.IGNORECASE)
+
+
+def _continues(lines: list[Line], index: int, phrase: list[Word]) -> bool:
+    """Whether the next line carries on the name: after "&", or a legal form alone."""
+    here, after = lines[index], lines[index + 1]
+    if after.page != here.page or after.y0 - here.y1 > 1.2 * here.height:
+        return False
+    text = " ".join(w.text for w in phrase).strip()
+    following = after.text.strip()
+    if any(c.isdigit() for c in following) or _NOT_ADDRESS.search(following):
+        return False
+    if _ONLY_LEGAL_FORM.match(following):
+        return True
+    similar = abs(after.height - here.height) <= 0.25 * here.height
+    return similar and bool(_JOINERS.search(text)) and not _ADDRESS_WORDS.search(following)
+
+
+def _continues_from(lines: list[Line], index: int, phrase: list[Word]) -> bool:
+    """Whether the line before starts the name: this one is a legal form alone, or the one
+    before ends in "&"."""
+    here, before = lines[index], lines[index - 1]
+    if before.page != here.page or here.y0 - before.y1 > 1.2 * here.height:
+        return False
+    previous = before.text.strip()
+    if (any(c.isdigit() for c in previous) or _NOT_ADDRESS.search(previous)
+            or _TITLES.match(previous.strip(" :.")) or sum(c.isalpha() for c in previous) < 2):
+        return False
+    text = " ".join(w.text for w in phrase).strip()
+    return bool(_ONLY_LEGAL_FORM.match(text) or _JOINERS.search(previous))
+
+
+def address_below(lines: list[Line], name: Name | None, skip: set[int]) -> EngineValue | None:
+    """The block of address lines under the issuer's name (or at the very top without one)."""
+    start = (max(name.lines) + 1) if name else 0
+    block: list[Line] = []
+    for index in range(start, min(len(lines), start + _MAX_ADDRESS_LINES + 2)):
+        line = lines[index]
+        text = line.text.strip()
+        if index in skip or line.page != lines[start].page:
+            break
+        if block and line.y0 - block[-1].y1 > 1.5 * block[-1].height:
+            break  # a gap: the block has ended
+        if not block and _REGISTRATION.match(text) and not _ADDRESS_WORDS.search(text):
+            continue  # "(81109-A)" under the name, before the address
+        if _NOT_ADDRESS.search(text) or _TITLES.match(text.strip(" :.")):
+            if block:
+                break
+            continue
+        block.append(line)
+        if len(block) == _MAX_ADDRESS_LINES:
+            break
+    joined = " ".join(line.text for line in block)
+    # An address has a number somewhere (house, postcode) and a word that is no number.
+    if not block or not any(c.isdigit() for c in joined) or sum(c.isalpha() for c in joined) < 4:
+        return None
+    evidence = bool(_ADDRESS_WORDS.search(joined) or _POSTCODE.search(joined))
+    ocr = statistics.fmean(w.confidence for line in block for w in line.words)
+    return EngineValue(joined, round((0.7 if evidence else 0.45) * ocr, 4))

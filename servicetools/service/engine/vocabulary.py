@@ -1,0 +1,117 @@
+"""What a configuration's labels are called in other languages, and aliases in plain prose.
+
+A user writes "Invoice Number" once; the document may print "Rechnungsnummer",
+"N° de facture", "Factuurnr.", "Número de factura" or "Numero fattura". Labels are
+compared as keys (lower case, no spaces or punctuation, see `fields.label_key`), so
+each entry maps the key of a common English label to the printed labels of the same
+meaning in German, French, Dutch, Spanish and Italian. Only labels of the built-in
+kinds are here (numbers, dates, amounts, names, addresses); a label that is not
+known simply has no translations.
+
+Descriptions may name a target's labels with or without quotes: ``printed after
+"Total"``, ``after 'Total'``, ``after “Total”`` and ``labelled Total, Amount Due or
+Balance`` all name them.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["described_aliases", "translations"]
+
+_INVOICE_NUMBER = (
+    "Rechnungsnummer", "Rechnungs-Nr", "Rechnung Nr", "Rechnungsnr", "Belegnummer",
+    "Beleg-Nr", "Numéro de facture", "N° de facture", "No de facture", "Facture N°",
+    "Facture n°", "Facture No", "Factuurnummer", "Factuurnr", "Factuur nr",
+    "Número de factura", "Nº de factura", "Factura nº", "Factura N°", "Numero fattura",
+    "Fattura n", "N. fattura", "Numero documento", "Invoice Number", "Invoice No",
+    "Invoice #", "Invoice Nr", "Inv No", "Bill No", "Document No",
+)
+_DATE = ("Datum", "Date", "Fecha", "Data")
+_INVOICE_DATE = (
+    "Rechnungsdatum", "Belegdatum", "Ausstellungsdatum", "Date de facture",
+    "Date de facturation", "Date d'émission", "Date facture", "Factuurdatum",
+    "Fecha de factura", "Fecha de emisión", "Fecha factura", "Data fattura",
+    "Data documento", "Data di emissione", "Invoice Date", "Date of Issue", "Issue Date",
+    "Billing Date", *_DATE,
+)
+_DUE_DATE = (
+    "Fälligkeitsdatum", "Fällig am", "Zahlbar bis", "Date d'échéance", "Échéance",
+    "Vervaldatum", "Fecha de vencimiento", "Vencimiento", "Data di scadenza", "Scadenza",
+)
+_TOTAL = (
+    "Gesamtbetrag", "Gesamtsumme", "Rechnungsbetrag", "Endbetrag", "Bruttobetrag",
+    "Zahlbetrag", "Zu zahlen", "Bruttosumme", "Brutto", "Rechnungssumme", "Summe brutto",
+    "Gesamt", "Summe", "Total TTC", "Montant TTC",
+    "Net à payer", "Total à payer", "Montant total", "Totaal", "Totaalbedrag",
+    "Te betalen", "Importe total", "Total a pagar", "Totale", "Totale documento",
+    "Importo totale", "Totale da pagare", "Total", "Grand Total", "Total Due",
+    "Amount Due", "Balance Due", "Total Amount", "Amount Payable", "Nett Total",
+    "Net Total", "Total Payable", "Total Incl", "Rounded Total", "Total Rounded",
+)
+_SUBTOTAL = (
+    "Zwischensumme", "Nettobetrag", "Netto", "Summe netto", "Warenwert", "Sous-total", "Total HT",
+    "Montant HT", "Subtotaal", "Base imponible", "Subtotale", "Imponibile",
+)
+_TAX = (
+    "MwSt", "USt", "Mehrwertsteuer", "Umsatzsteuer", "TVA", "Montant TVA", "BTW", "IVA",
+)
+_VENDOR = (
+    "Verkäufer", "Absender", "Rechnungssteller", "Fournisseur", "Vendeur",
+    "Émetteur", "Leverancier", "Proveedor", "Vendedor", "Emisor", "Fornitore", "Venditore",
+)
+_CUSTOMER = (
+    "Kunde", "Rechnungsempfänger", "Empfänger", "Client", "Facturé à", "Destinataire",
+    "Klant", "Cliente", "Facturar a", "Destinatario",
+)
+_ADDRESS = ("Adresse", "Anschrift", "Adres", "Dirección", "Indirizzo")
+_RECEIPT_NUMBER = ("Bon-Nr", "Bonnummer", "Beleg-Nr", "Ticket n°", "N° de ticket",
+                   "Bonnr", "Ticket nº", "Scontrino n")
+
+# Keys of English labels -> printed labels of the same meaning.
+_TABLE: dict[str, tuple[str, ...]] = {
+    "invoicenumber": _INVOICE_NUMBER, "invoiceno": _INVOICE_NUMBER,
+    "invoice#": _INVOICE_NUMBER, "invno": _INVOICE_NUMBER,
+    "date": _DATE, "invoicedate": _INVOICE_DATE, "dateofissue": _INVOICE_DATE,
+    "issuedate": _INVOICE_DATE, "duedate": _DUE_DATE, "paymentdue": _DUE_DATE,
+    "total": _TOTAL, "totaldue": _TOTAL, "amountdue": _TOTAL, "grandtotal": _TOTAL,
+    "subtotal": _SUBTOTAL, "netamount": _SUBTOTAL,
+    "tax": _TAX, "vat": _TAX, "salestax": _TAX,
+    "vendor": _VENDOR, "supplier": _VENDOR, "seller": _VENDOR,
+    "customer": _CUSTOMER, "billto": _CUSTOMER,
+    "address": _ADDRESS,
+    "receiptnumber": _RECEIPT_NUMBER, "receiptno": _RECEIPT_NUMBER,
+}
+
+
+def translations(key: str) -> tuple[str, ...]:
+    """Printed labels meaning the same as the label with this key; () when none are known."""
+    return _TABLE.get(key, ())
+
+
+# Quotes of every kind: "x", 'x', “x”, ‘x’, „x“, «x».
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|„([^“”]+)[“”]|«\s*([^»]+?)\s*»|‘([^’]+)’"
+                     r"|(?<![A-Za-z])'([^']+)'(?![A-Za-z])")
+# Words that introduce a list of labels in prose.
+_INTRO = re.compile(r"\b(?:labell?ed|printed (?:after|as|next to|beside|below|under)|after|"
+                    r"next to|titled|called)\b\s*:?\s*", re.IGNORECASE)
+_SEPARATORS = re.compile(r"\s*(?:,|;|/|\bor\b|\band\b)\s*", re.IGNORECASE)
+_LIST_END = re.compile(r"[.;(\n]|\s(?:at|on|in|which|that|where|when|as)\s", re.IGNORECASE)
+_MAX_WORDS = 4
+
+
+def described_aliases(description: str) -> list[str]:
+    """Labels a description names: quoted phrases, or an unquoted list after "labelled"."""
+    found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(description)]
+    unquoted = _QUOTED.sub(" ", description)
+    for intro in _INTRO.finditer(unquoted):
+        rest = unquoted[intro.end():]
+        end = _LIST_END.search(rest)
+        items = _SEPARATORS.split(rest[: end.start()] if end else rest)
+        for item in items:
+            item = item.strip(" .:")
+            # A list of labels holds short capitalised phrases, not prose.
+            if item and len(item.split()) <= _MAX_WORDS and (item[0].isupper() or
+                                                              item[0] in "#№"):
+                found.append(item)
+    return found
