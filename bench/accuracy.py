@@ -119,7 +119,9 @@ def score_document(score: Score, truth: dict[str, Any], data: dict[str, Any],
         target = targets[extracted["used_extraction_target_id"]]
         name = target.get("name") or target["id"]
         if target["type"] == "field":
-            expected = truth["fields"].get(name, "")
+            if name not in truth["fields"]:
+                continue  # a target the generator does not grade (the receipts' Address)
+            expected = truth["fields"][name]
             values = extracted["extracted_values"]
             got = values[0]["extracted_field"] if values else ""
             right = same(got, expected)
@@ -414,7 +416,7 @@ GOALS = ("Goals: sroie-dev key fields >= 75%; real invoices (invoices-dev + real
 
 def real_report(outcomes: list[realsets.Outcome], folds: int) -> str:
     """Per set and field: accuracy, fill, ceiling, ECE, Brier; key fields; CV calibration."""
-    held = realsets.cross_validated(outcomes, folds)
+    held = realsets.cross_validated(outcomes, folds, "logistic")
     names = [*realsets.SETS, "generated"]
     lines = ["Fields per set (engine in-process, bundled configurations; ceiling = truth "
              "present in the words the engine sees; choose/read = misses under/above it)"]
@@ -425,9 +427,9 @@ def real_report(outcomes: list[realsets.Outcome], folds: int) -> str:
         lines += ["", realsets.table(f"{name}: {len({o.document for o in some})} documents",
                                      some)]
         cv = realsets.figures([o for o in held if o.set == name])
-        lines.append(f"  {folds}-fold cross-validated calibration: ECE {cv['ece']:.3f}, "
-                     f"Brier {cv['brier']:.3f}")
-    lines += ["", "Key fields (in-sample accuracy | fill | ceiling | CV ECE):"]
+        lines.append(f"  {folds}-fold cross-validated calibration (logistic, as make train "
+                     f"fits it): ECE {cv['ece']:.3f}, Brier {cv['brier']:.3f}")
+    lines += ["", "Key fields (in-sample accuracy | fill | ceiling | cross-validated ECE):"]
     groups = {"sroie-dev": ["sroie-dev"], "real invoices (invoices-dev + real/)":
               ["invoices-dev", "real"], "generated": ["generated"]}
     for title, members in groups.items():

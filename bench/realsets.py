@@ -293,6 +293,7 @@ class Outcome:
     present: bool
     raw: float = 0.0  # before calibration
     engine_kind: str = ""  # the kind whose calibration map applies
+    evidence: dict[str, float] = field(default_factory=dict)  # how it was found
 
 
 @dataclass
@@ -322,7 +323,7 @@ def run_case(case: Case, configuration: dict[str, Any], cache: Path | None = Non
     text_lines = document.text().split("\n")
     from servicetools.service.engine.fields import field_kind
 
-    by_name: dict[str, tuple[str, float, float, str]] = {}
+    by_name: dict[str, tuple[str, float, float, str, dict[str, float]]] = {}
     specs = {t["id"]: t for t in configuration["extraction_targets"]}
     for group in group_targets(configuration):
         for target in extract_group(document, group, configuration):
@@ -333,13 +334,14 @@ def run_case(case: Case, configuration: dict[str, Any], cache: Path | None = Non
                     first.confidence if first else 0.0)
                 by_name[spec.get("name") or spec["id"]] = (
                     first.text if first else "", first.confidence if first else 0.0, raw,
-                    f"{field_kind(spec)}:{_read(document)}")
+                    f"{field_kind(spec)}:{_read(document)}",
+                    dict(first.evidence) if first else {})
     outcomes = []
     for target, truth in case.truth.items():
-        got, confidence, raw, kind = by_name.get(target, ("", 0.0, 0.0, ""))
+        got, confidence, raw, kind, evidence = by_name.get(target, ("", 0.0, 0.0, "", {}))
         outcomes.append(Outcome(case.set, case.name, target, truth.kind, truth.value, got,
                                 float(confidence), right(got, truth), present(text_lines, truth),
-                                float(raw), kind))
+                                float(raw), kind, evidence))
     return outcomes, len(document.pages)
 
 
@@ -417,8 +419,28 @@ def reliability(outcomes: list[Outcome], bins: int = 10) -> str:
 MIN_PER_KIND = 30
 
 
-def fit_map(outcomes: list[Outcome]) -> dict[str, Any]:
-    """Isotonic maps from raw score to P(right), one per kind (small kinds pooled as "all")."""
+def _platt(raws: list[float], rights: list[float]) -> tuple[list[float], list[float]]:
+    """A logistic curve over the raw score's log-odds, sampled as knots."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    def logit(values: Any) -> Any:
+        clipped = np.clip(np.asarray(values, dtype=float), 1e-3, 1 - 1e-3)
+        return np.log(clipped / (1 - clipped)).reshape(-1, 1)
+
+    model = LogisticRegression(C=1.0)
+    model.fit(logit(raws), np.asarray(rights) > 0.5)
+    xs = np.linspace(0.0, 1.0, 41)
+    return [round(float(x), 4) for x in xs], [round(float(y), 4) for y in
+                                                model.predict_proba(logit(xs))[:, 1]]
+
+
+def fit_map(outcomes: list[Outcome], method: str = "isotonic") -> dict[str, Any]:
+    """Maps from raw score to P(right), one per kind (small kinds pooled as "all").
+
+    ``isotonic``: a monotone step map (sklearn's IsotonicRegression); ``platt``: a
+    logistic curve over the raw score's log-odds, smoother on small samples.
+    """
     from sklearn.isotonic import IsotonicRegression
 
     found = [o for o in outcomes if o.got.strip()]
@@ -430,12 +452,38 @@ def fit_map(outcomes: list[Outcome]) -> dict[str, Any]:
     for kind, some in [("all", found), *by_kind.items()]:
         if len(some) < MIN_PER_KIND:
             continue
+        raws, rights = [o.raw for o in some], [float(o.right) for o in some]
+        if method == "platt" and 0 < sum(rights) < len(rights):
+            xs, ys = _platt(raws, rights)
+            kinds[kind] = {"x": xs, "y": ys}
+            continue
         model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip", increasing=True)
-        model.fit([o.raw for o in some], [float(o.right) for o in some])
+        model.fit(raws, rights)
         kinds[kind] = {"x": [round(float(x), 4) for x in model.X_thresholds_],
                        "y": [round(float(y), 4) for y in model.y_thresholds_]}
     counts = {kind: len(some) for kind, some in sorted(by_kind.items()) if ":" in kind}
-    return {"kinds": kinds, "fitted_on": {"values": len(found), "by_kind": counts}}
+    table: dict[str, Any] = {"kinds": kinds, "method": method,
+                             "fitted_on": {"values": len(found), "by_kind": counts}}
+    if method == "logistic" and found:
+        table["logistic"] = _logistic(found)
+    return table
+
+
+def _logistic(found: list[Outcome]) -> dict[str, Any]:
+    """A logistic model of P(right) over the raw score's log-odds and the evidence."""
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from servicetools.service.engine.calibration import features
+
+    vectorizer = DictVectorizer(sparse=False)
+    x = vectorizer.fit_transform([features(o.raw, o.evidence) for o in found])
+    model = LogisticRegression(C=1.0, max_iter=2000)
+    model.fit(x, [o.right for o in found])
+    names = vectorizer.get_feature_names_out()
+    return {"intercept": round(float(model.intercept_[0]), 5),
+            "coef": {str(n): round(float(c), 5) for n, c in zip(names, model.coef_[0],
+                                                                strict=True)}}
 
 
 def fold_of(document: str, folds: int) -> int:
@@ -443,7 +491,8 @@ def fold_of(document: str, folds: int) -> int:
     return int(hashlib.sha256(document.encode()).hexdigest(), 16) % folds
 
 
-def cross_validated(outcomes: list[Outcome], folds: int = 5) -> list[Outcome]:
+def cross_validated(outcomes: list[Outcome], folds: int = 5, method: str = "isotonic"
+                    ) -> list[Outcome]:
     """Outcomes whose confidence comes from a map fitted without their own documents."""
     from dataclasses import replace
 
@@ -452,11 +501,11 @@ def cross_validated(outcomes: list[Outcome], folds: int = 5) -> list[Outcome]:
     held = []
     for fold in range(folds):
         train = [o for o in outcomes if fold_of(o.set + o.document, folds) != fold]
-        table = fit_map(train)
+        table = fit_map(train, method)
         for o in outcomes:
             if fold_of(o.set + o.document, folds) == fold:
-                confidence = calibrated(o.engine_kind, o.raw, table) if o.got.strip() else (
-                    o.confidence)
+                confidence = calibrated(o.engine_kind, o.raw, table, o.evidence or None
+                                        ) if o.got.strip() else o.confidence
                 held.append(replace(o, confidence=confidence))
     return held
 

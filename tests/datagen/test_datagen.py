@@ -102,7 +102,9 @@ def test_target_names_are_the_configurations(devset: tuple[Path, list[Path]]) ->
             (bundled.CONFIGURATIONS / f"{configuration}.json").read_text()
         )
         targets = config["extraction_targets"]
-        assert [t["name"] for t in targets if t["type"] == "field"] == list(truth.FIELDS[kind])
+        # The receipts' Address target came after the generator; its truth does not grade it.
+        fields = [t["name"] for t in targets if t["type"] == "field" and t["name"] != "Address"]
+        assert fields == list(truth.FIELDS[kind])
         assert [t["name"] for t in targets if t["type"] == "table"] == [truth.TABLE[kind]]
 
 

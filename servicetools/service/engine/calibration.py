@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["KINDS", "calibrated", "load_map"]
+__all__ = ["KINDS", "calibrated", "features", "load_map"]
 
 #: The kinds a map exists for; any other kind uses the "all" map.
 KINDS = ("address", "amount", "code", "date", "name", "number", "text")
@@ -39,13 +40,31 @@ def load_map() -> dict[str, Any]:
     return data
 
 
-def calibrated(kind: str, raw: float, table: dict[str, Any] | None = None) -> float:
+def features(raw: float, evidence: dict[str, float]) -> dict[str, float]:
+    """The logistic model's inputs: the raw score's log-odds and how the value was found."""
+    clipped = min(1 - 1e-3, max(1e-3, raw))
+    return {"logit_raw": math.log(clipped / (1 - clipped)), **evidence}
+
+
+def calibrated(kind: str, raw: float, table: dict[str, Any] | None = None,
+               evidence: dict[str, float] | None = None) -> float:
     """The probability that a value of this kind with this raw score is right.
 
-    `kind` is a field kind, optionally with how its words were read: "date:ocr",
-    "name:text". The most specific map present applies.
+    With `evidence` (how the value was found: labelled, by a translated label, below
+    its label, with rivals, the issuer's name, by shape alone; its kind and whether
+    OCR read it) and a map holding a ``logistic`` model, that model decides.
+    Otherwise `kind` is a field kind, optionally with how its words were read:
+    "date:ocr", "name:text", and the most specific step map present applies.
     """
-    kinds = (table or load_map()).get("kinds", {})
+    table = table or load_map()
+    model = table.get("logistic")
+    if evidence is not None and model:
+        weights = model["coef"]
+        score = model["intercept"] + sum(
+            weights.get(name, 0.0) * value for name, value in features(raw, evidence).items())
+        value = 1 / (1 + math.exp(-max(-30.0, min(30.0, score))))
+        return round(min(_CEILING, max(_FLOOR, value)), 4)
+    kinds = table.get("kinds", {})
     # "date:ocr" falls back to "date", then to the pooled map.
     knots = kinds.get(kind) or kinds.get(kind.split(":")[0]) or kinds.get("all")
     if not knots or not knots["x"]:

@@ -26,7 +26,7 @@ from .lines import Line
 from .names import address_below, issuer_name
 from .pages import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
-from .shapes import AMOUNT, Shape, shape_of, validates
+from .shapes import AMOUNT, DATE, Shape, shape_of, validates
 from .vocabulary import described_aliases, translations
 
 _LABEL_CHARS = re.compile(r"[^0-9a-zäöüßéèêàâçôûîïëœáíóúñìòù°º#]+")
@@ -47,6 +47,7 @@ _BELOW_REACH = 1.5
 _BELOW_REACH_SHAPED = 3.0
 # Gaps in units of the line's mean character width.
 _MAX_LABEL_GAP = 50.0
+_MAX_AMOUNT_GAP = 90.0
 _MAX_WORD_GAP = 3.0
 _PHRASE_GAP = 1.5
 
@@ -59,6 +60,7 @@ class Label:
     start: int
     end: int
     score: float
+    translated: bool = False  # a label from the vocabulary, not the configuration
 
 
 @dataclass
@@ -72,6 +74,7 @@ class Candidate:
     specificity: int
     shape_fit: bool
     valid: bool | None
+    translated: bool = False
 
     @property
     def quality(self) -> float:
@@ -93,13 +96,17 @@ def label_key(text: str) -> str:
     return _LABEL_CHARS.sub("", text.lower())
 
 
+def own_aliases(target: dict[str, Any]) -> list[str]:
+    """The target's name and the labels its description names (no translations)."""
+    return [str(target.get("name") or ""), *described_aliases(str(target.get("description") or ""))]
+
+
 def label_aliases(target: dict[str, Any]) -> list[str]:
     """The target's name, the labels its description names, and their translations.
 
     Without duplicates; the configuration's own phrases first.
     """
-    phrases = [str(target.get("name") or "")]
-    phrases += described_aliases(str(target.get("description") or ""))
+    phrases = own_aliases(target)
     aliases: dict[str, str] = {}
     for phrase in phrases:
         key = label_key(phrase)
@@ -120,6 +127,7 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     ]
     if not aliases:
         return []
+    own = {(str(t.get("id", "")), label_key(p)) for t in targets for p in own_aliases(t)}
     longest = max(len(key) for _, key, _ in aliases)
     widest = max(size for _, _, size in aliases)
     labels: list[Label] = []
@@ -147,7 +155,9 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                     colon = line.words[end - 1].text.endswith(":")
                     score = _label_score(key, phrase, titles=not colon)
                     if score:
-                        found.append((Label(target_id, key, index, start, end, score), order))
+                        translated = (target_id, key) not in own
+                        found.append((Label(target_id, key, index, start, end, score,
+                                            translated), order))
         found.sort(key=lambda h: (-round(h[0].score, 1), -len(h[0].key), -h[0].score,
                                   h[0].start, h[1]))
         taken: set[int] = set()
@@ -205,7 +215,8 @@ def extract_fields(
         candidate = _candidate(lines, label, covered, target)
         if candidate is not None:
             by_target.setdefault(label.target_id, []).append(candidate)
-    claimed = {c.text for candidates in by_target.values() for c in candidates}
+    # Compared without spaces: a label's value "05 Nov 2024" was respaced from "05Nov 2024".
+    claimed = {_spaceless(c.text) for candidates in by_target.values() for c in candidates}
     # Two unlabelled fields of one shape (invoice date, due date) cannot tell whose a
     # lone date is: neither takes it.
     unlabelled = Counter(_shape(t).kind for t in targets if not by_target.get(str(t.get("id", ""))))
@@ -213,7 +224,7 @@ def extract_fields(
     # Calibration differs for words read by OCR and words of a text layer (always 1.0).
     read = "ocr" if any(w.confidence < 1.0 for line in lines for w in line.words) else "text"
     labelled = {label.line for label in labels}
-    issuer = issuer_name(lines, labelled) if at_top else None
+    issuer = issuer_name(lines, labelled, frozenset(covered)) if at_top else None
     for target in targets:
         target_id = str(target.get("id", ""))
         candidates = by_target.get(target_id, [])
@@ -221,9 +232,16 @@ def extract_fields(
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
         elif at_top and _wants_address(target):
             block = address_below(lines, issuer, labelled)
+            if block is not None:
+                block.evidence = {"address": 1.0}
             result[target_id] = [block or EngineValue("", NOT_FOUND_CONFIDENCE)]
         elif at_top and _wants_top(target) and issuer is not None:
-            result[target_id] = [issuer.value]
+            result[target_id] = [EngineValue(issuer.value.text, issuer.value.confidence,
+                                             evidence={"issuer": 1.0})]
+        elif _shape(target).kind == "date" and "date" in {
+            label_key(a) for a in own_aliases(target)
+        } and (dated := _letter_date(lines)) is not None:
+            result[target_id] = [dated]
         elif unlabelled[_shape(target).kind] == 1:
             result[target_id] = [_by_shape(lines, target, claimed)]
         else:
@@ -232,7 +250,9 @@ def extract_fields(
         for value in result[target_id]:
             if value.text:
                 value.raw = value.confidence
-                value.confidence = calibrated(f"{kind}:{read}", value.confidence)
+                value.evidence.update({f"kind_{kind}": 1.0, "ocr": float(read == "ocr")})
+                value.confidence = calibrated(f"{kind}:{read}", value.confidence,
+                                              evidence=value.evidence)
     return result
 
 
@@ -255,7 +275,7 @@ def _candidate(
     shape = _shape(target)
     line = label.line
     placement = 1.0
-    words = _pick(_right_of(lines[label.line], label, covered), shape)
+    words = _pick(_right_of(lines[label.line], label, covered, shape.kind == "amount"), shape)
     if not words or not _has_shape(words, shape):
         # Nothing right of the label, or nothing of the value's shape ("Due Date Payment
         # Terms" over "March 3, 2026 ..."): a row of headings over their values.
@@ -272,12 +292,16 @@ def _candidate(
         return None
     if shape.kind == "amount" and line == label.line:
         placement *= _qualified(lines[line], label, words[0], target)
+        if _after_rounding(lines, line):
+            placement *= _ROUNDED
     # "Invoice #:SI-72004": OCR glued the label's end to the value.
-    text = _trim_to_shape(" ".join(w.text for w in words).lstrip("#:. "), shape)
+    text = _trim_to_shape(_without_label_end(" ".join(w.text for w in words)), shape)
     if not text:
         return None
     if shape.kind in _STRICT and not shape.fits(text) and not shape.fits(_respace(text)):
         return None  # a date is never "Corporation", an amount never "Cust. Sig."
+    if shape.kind == "code" and not _code_like(text):
+        return None  # a word is no number ("CentralCity", "/ Datum"); "INV-NAMED" is
     tree = target.get("validation_tree")
     valid = validates(text, tree)
     if valid is False:
@@ -291,6 +315,7 @@ def _candidate(
         words=words,
         line=line,
         label_score=label.score,
+        translated=label.translated,
         placement=placement,
         specificity=len(label.key),
         shape_fit=shape.fits(text),
@@ -302,10 +327,12 @@ def _candidate(
 # label says ("Total Excl. of GST", "Total Qty", "Rechnungssumme ohne USt"), or the
 # final one ("Total Incl. GST", "Total Amt Rounded").
 _LESSER = re.compile(
-    r"^(?:excl|excluding|exclusive|before|sub|qty|quantity|items?|gst|tax|vat|discount|"
+    r"^(?:excl|excluding|exclusive|before|sub|qty|qry|quantity|items?|gst|tax|vat|discount|"
     r"savings?|net|netto|ohne|zzgl|exkl|hors|ht|change|tendered|cash|points?|deposit|paid|"
     r"der|des|de|of)$"
 )
+# The same inside words OCR or the layout glued ("SALESTAX9.25%", "taxes", "subtotal").
+_LESSER_STEM = re.compile(r"tax|excl|exkl|sub|qty|discount|saving|tender|deposit")
 _FINAL = re.compile(r"^(?:incl|inclusive|including|inkl|brutto|ttc|rounded|rounding|nett|"
                     r"grand|payable|due|amt|amount|after)$")
 _CURRENCY_WORD = re.compile(r"^(?:rm|eur|usd|gbp|chf|sgd|myr|inr|rs)$")
@@ -315,24 +342,69 @@ _LESSER_FACTOR = 0.6
 _UNKNOWN_FACTOR = 0.85
 
 
+_ROUNDING = re.compile(r"\b(?:round|rounding|rounded|adj|adjustment|adjusment)\b", re.I)
+# A total printed after a rounding adjustment is the one paid.
+_ROUNDED = 1.05
+
+
+def _after_rounding(lines: list[Line], index: int) -> bool:
+    """Whether one of the two lines above (not this one) holds a rounding adjustment."""
+    here = lines[index]
+    if _ROUNDING.search(here.text):
+        return False
+    above = [line for line in lines[max(0, index - 2) : index] if line.page == here.page]
+    return any(_ROUNDING.search(line.text) for line in above)
+
+
 def _qualified(line: Line, label: Label, first: Word, target: dict[str, Any]) -> float:
     """How much the words between an amount's label and its value leave it the target's."""
-    own = {w for alias in label_aliases(target) for w in re.findall(r"[a-zäöüé]+",
-                                                                     alias.lower())}
+    # Words of the target's own labels (a Tax target's "GST") qualify nothing; the
+    # translations are left out: they hold "Total Incl" and "Net Total" alike.
+    own = {w for phrase in own_aliases(target)
+           for w in re.findall(r"[a-zäöüé]+", phrase.lower())}
+    # The label's own words may already say it ("Total Incl" of "Total Incl. of GST").
+    named = [w for word in line.words[label.start : label.end]
+             for w in re.findall(r"[a-zäöüé]+", word.text.lower())]
     between = []
+    start = line.words.index(first)
     for word in line.words[label.end :]:
-        if word is first:
+        # Up to the amount itself: "Total Excluding GST 15.00" is one phrase.
+        if AMOUNT.fullmatch(word.text):
             break
         between += re.findall(r"[a-zäöüé]+", word.text.lower())
-    between = [w for w in between if w not in own and not _CURRENCY_WORD.match(w)]
-    after = line.words[line.words.index(first):]
+    if any(_FINAL.match(w) for w in named):
+        between = []
+    # "Paid Amount", "Sub Total": the words just before the label qualify it too.
+    between += [w for word in line.words[max(0, label.start - 2) : label.start]
+                for w in re.findall(r"[a-zäöüé]+", word.text.lower())]
+    # One or two letters are OCR noise or a currency ("Total R 31.45").
+    between = [w for w in between
+               if w not in own and not _CURRENCY_WORD.match(w) and len(w) > 2]
+    after = line.words[start:]
     amounts = sum(bool(AMOUNT.fullmatch(w.text)) for w in after)
     factor = _SUMMARY_FACTOR if amounts > 1 else 1.0
     if not between or any(_FINAL.match(w) for w in between):
         return factor
-    if any(_LESSER.match(w) for w in between):
+    if any(_LESSER.match(w) or _LESSER_STEM.search(w) for w in between):
         return factor * _LESSER_FACTOR
     return factor * _UNKNOWN_FACTOR
+
+
+_CAPITAL_CODE = re.compile(r"#?[A-Z]{2,}(?:[-_/.][A-Z0-9]+)+")
+
+
+def _code_like(text: str) -> bool:
+    """A number or code: it has a digit, or is capitals joined by dashes ("INV-NAMED")."""
+    return any(c.isdigit() for c in text) or bool(_CAPITAL_CODE.fullmatch(text.strip()))
+
+
+def _without_label_end(text: str) -> str:
+    """A label's colon or "#:" glued to the value dropped ("#:SI-72004" -> "SI-72004"); a
+    "#" printed as part of the value ("#INV03051") stays."""
+    text = text.lstrip(":. ")
+    if text.startswith("#") and (len(text) == 1 or not text[1].isalnum()):
+        text = text[1:].lstrip(":. ")
+    return text
 
 
 def _respace(text: str) -> str:
@@ -342,7 +414,13 @@ def _respace(text: str) -> str:
 
 
 def _has_shape(words: list[Word], shape: Shape) -> bool:
-    """Whether the words hold a value of the shape (always, for free text)."""
+    """Whether the words hold a value of the shape (always, for free text).
+
+    A code's example shows one issuer's pattern ("INV-2024-0012"); other issuers number
+    differently ("94165608", "R0005532486"), so any word with a digit is a code.
+    """
+    if shape.kind == "code":
+        return any(_code_like(w.text) for w in words)
     return shape.pattern is None or bool(shape.find(" ".join(w.text for w in words)))
 
 
@@ -373,7 +451,9 @@ def _run(words: list[Word], start_x: float, char: float, first_gap: float) -> in
     return count
 
 
-def _right_of(line: Line, label: Label, covered: set[tuple[int, int]]) -> list[list[Word]]:
+def _right_of(
+    line: Line, label: Label, covered: set[tuple[int, int]], amount: bool = False
+) -> list[list[Word]]:
     """Phrases right of the label, up to the next label or a long way off."""
     char = _char_width(line)
     start = previous = line.words[label.end - 1].x1
@@ -382,7 +462,19 @@ def _right_of(line: Line, label: Label, covered: set[tuple[int, int]]) -> list[l
         if not phrases and _RATE.fullmatch(word.text):
             continue  # "Sales Tax 20%: 1.815,49 EUR", "GST (25%): $80.00"
         if (label.line, label.end + offset) in covered:
+            if amount and not phrases:
+                # "Rechnungssumme Brutto (inkl. USt.) 215,14": other labels before the
+                # amount qualify it (see _qualified), they do not end the search.
+                continue
             break
+        if _label_like(word) and amount and not any(
+            AMOUNT.search(w.text) for phrase in phrases for w in phrase
+        ):
+            # "Total Amt Payable: 159.00", "Total Sales (Incl. of GST): 270.30": before
+            # its amount, a colon ends the label's qualifying words, not the search.
+            phrases.clear()
+            previous = word.x1
+            continue
         if _label_like(word):
             # "BILL TO:      SHIP TO:": a phrase in a column of its own that ends in a
             # colon is the next heading, not this label's value ("Vendor: Initech Date:"
@@ -391,7 +483,8 @@ def _right_of(line: Line, label: Label, covered: set[tuple[int, int]]) -> list[l
                     and phrases[0][0].x0 - start > _MAX_WORD_GAP * char):
                 phrases.pop()
             break
-        if word.x0 - start > _MAX_LABEL_GAP * char:
+        # Amounts stand in a column at the right edge, however short their label.
+        if word.x0 - start > (_MAX_AMOUNT_GAP if amount else _MAX_LABEL_GAP) * char:
             break
         if not phrases or word.x0 - previous > _MAX_WORD_GAP * char:
             phrases.append([])
@@ -414,8 +507,12 @@ def _below(
     if line.page != here.page or line.y0 - here.y1 > reach * here.height:
         return [], below
     char = _char_width(line)
+    # A value under its label starts near the label's left edge, or (a column under its
+    # header) overlaps it.
     starts = [
-        i for i, w in enumerate(line.words) if x0 - 2 * char <= w.x0 <= max(x1, x0 + 4 * char)
+        i for i, w in enumerate(line.words)
+        if x0 - 2 * char <= w.x0 <= max(x1, x0 + 4 * char)
+        or (w.x0 < x0 and w.x1 > x0 + char and x0 - w.x0 < 8 * char)
     ]
     if not starts:
         return [], below
@@ -443,13 +540,25 @@ def _trim_to_shape(text: str, shape: Shape) -> str:
 
 
 def _choose(candidates: list[Candidate], multiple: bool) -> list[EngineValue]:
-    best = max(candidates, key=lambda c: (c.quality, c.specificity, -c.order[0]))
+    # On a tie the configuration's own labels beat translations ("Total" over "Amount
+    # Due" for a target that names only "Total"), then the most specific label wins.
+    best = max(candidates, key=lambda c: (c.quality, not c.translated, c.specificity,
+                                          -c.order[0]))
     if multiple:
         kept = [c for c in candidates if c.quality >= 0.5 * best.quality]
         kept.sort(key=lambda c: c.order)
-        return [EngineValue(c.text, _confidence(c, [])) for c in kept]
+        return [EngineValue(c.text, _confidence(c, []), evidence=_evidence(c, 0))
+                for c in kept]
     rivals = [c for c in candidates if c.text != best.text]
-    return [EngineValue(best.text, _confidence(best, rivals))]
+    return [EngineValue(best.text, _confidence(best, rivals),
+                        evidence=_evidence(best, len({r.text for r in rivals})))]
+
+
+def _evidence(candidate: Candidate, rivals: int) -> dict[str, float]:
+    """How a labelled value was found, for the calibration (calibration.py)."""
+    return {"labelled": 1.0, "translated": float(candidate.translated),
+            "below": float(candidate.placement < 1.0), "rivals": float(min(rivals, 3)),
+            "invalid": float(candidate.valid is False)}
 
 
 def _confidence(candidate: Candidate, rivals: list[Candidate]) -> float:
@@ -473,7 +582,7 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
     shaped: dict[str, list[Word]] = {}  # of the shape, but failing the target's rules
     for line in lines:
         for text in shape.find(line.text):
-            if text not in claimed:
+            if _spaceless(text) not in claimed:
                 into = shaped if validates(text, tree) is False else found
                 into.setdefault(text, _words_of(line, text))
     # A receipt prints its one date without a label; of several dates the first is most
@@ -486,7 +595,32 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
         return EngineValue("", NOT_FOUND_CONFIDENCE)
     text, words = next(iter(found.items()))
     ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
-    return EngineValue(text, round(_SHAPE_ONLY * doubt * ocr / len(found), 4))
+    return EngineValue(text, round(_SHAPE_ONLY * doubt * ocr / len(found), 4),
+                       evidence={"shape": 1.0, "rivals": float(min(len(found) - 1, 3))})
+
+
+# A letter's date after its place: "München, den 01.11.2024", "Paris, le 5 mars 2024".
+_PLACE_DATE = re.compile(rf"[^\W\d_][\w.-]+,\s*(?:den|le|il|el|de)?\s*({DATE.pattern})\s*$",
+                         re.IGNORECASE)
+_LETTER_DATE = 0.6
+
+
+def _letter_date(lines: list[Line]) -> EngineValue | None:
+    """The date a letter prints after its place, on the first page."""
+    for line in lines:
+        if line.page != lines[0].page:
+            break
+        match = _PLACE_DATE.search(line.text)
+        if match:
+            words = [w for w in line.words if w.text in match.group(1).split()]
+            ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+            return EngineValue(match.group(1), round(_LETTER_DATE * ocr, 4),
+                               evidence={"letter_date": 1.0})
+    return None
+
+
+def _spaceless(text: str) -> str:
+    return "".join(text.split())
 
 
 def _words_of(line: Line, text: str) -> list[Word]:

@@ -29,10 +29,12 @@ __all__ = ["Name", "address_below", "issuer_name"]
 _LEGAL_FORM = re.compile(
     r"(?<![A-Za-z])(?:gmbh|ag|eg|kg|ohg|gbr|e\.\s?k|ug|sarl|s\.?a\.?r\.?l|sas|s\.a\.s|s\.?a\.?"
     r"|b\.?v\.?|n\.?v\.?|inc\.?|llc|l\.l\.c|ltd\.?|limited|plc|corp\.?|corporation|co\.?"
-    r"|company|pty|oü|sdn\.?\s?bhd\.?|bhd\.?|enterprise|trading|s\.?r\.?l\.?|s\.?p\.?a\.?"
+    r"|company|pty|oü|sdn\.?\s?bhd\.?|bhd\.?|s/b|enterprise|trading|s\.?r\.?l\.?|s\.?p\.?a\.?"
     r"|s\.?l\.?|gesellschaft|associates|group|holdings?)(?![A-Za-z])",
     re.IGNORECASE,
 )
+# Legal forms OCR glues to the word before: "SINNATHAMBY HOLDINGSSDN. BHD.".
+_GLUED_LEGAL_FORM = re.compile(r"sdn\.?\s?bhd|gmbh", re.IGNORECASE)
 _TITLES = re.compile(
     r"^(?:(?:tax|simplified|sales|cash|official|original|duplicate|copy)\s*)*"
     r"(?:invoice|receipt|bill|statement|credit\s*note|quote|quotation|pro\s*forma|facture"
@@ -46,7 +48,9 @@ _ADDRESS_WORDS = re.compile(
     r"suite|floor|building|p\.?\s?o\.?\s?box|box|jalan|jln|taman|lorong|lot|no\.|"
     r"stra(?:ss|ß)e|str\.|weg|platz|gasse|allee|postfach|postbus|rue|avenue|bd|chemin|"
     r"place|straat|laan|plein|calle|avenida|via|piazza|corso|industriestr|bandar|kawasan)"
-    r"(?![A-Za-z])",
+    r"(?![A-Za-z])"
+    # German compounds: "Bahnhofstrasse", "Lieferantenstraße", "Hauptweg".
+    r"|[a-zäöü]{3,}(?:stra(?:ss|ß)e|str\.|weg|platz|allee|gasse)(?![A-Za-z])",
     re.IGNORECASE,
 )
 _POSTCODE = re.compile(r"(?<!\d)(?:\d{4,6}|[A-Z]{1,2}\d{1,2}[A-Z]?\s\d[A-Z]{2})(?!\d)")
@@ -54,13 +58,18 @@ _POSTCODE = re.compile(r"(?<!\d)(?:\d{4,6}|[A-Z]{1,2}\d{1,2}[A-Z]?\s\d[A-Z]{2})(
 _NOT_ADDRESS = re.compile(
     r"(?<![A-Za-z])(?:tel|telephone|phone|fax|telefax|hp|mobile|e-?mail|www|http|gst|vat|"
     r"reg|registration|company\s*no|co\.?\s*no|ust|steuer|tax|invoice|receipt|cashier|date|"
-    r"time|table|order|kundennummer|siret|siren|tva|btw|kvk|iban|bic)(?![A-Za-z])|@|\d{1,2}:\d{2}",
+    r"time|table|order|kundennummer|siret|siren|tva|btw|kvk|iban|bic|hrs|hours|open|outlet)"
+    r"(?![A-Za-z])|@|\d{1,2}:\d{2}"
+    r"|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b",
     re.IGNORECASE,
 )
 # A company registration number on its own line, under the name: "(81109-A)".
 _REGISTRATION = re.compile(r"^\(?\s*(?:co\.?\s*)?[A-Z0-9]{3,}[- ]?[A-Z]?\s*\)?\.?$", re.IGNORECASE)
+# A registration number printed after the name: "GARDENIA BAKERIES (KL) SDN BHD (139386X)".
+_TRAILING_NUMBER = re.compile(r"\s*\(\s*[\w-]*\d[\w-]*\s*\)\s*$")
 _SEPARATORS = re.compile(r"\s+[•·|–—-]\s+|\s*[•·|]\s*")
 _TOP_LINES = 12
+_SENDER = 1.0
 _MAX_NAME_WORDS = 8
 _LARGER = 1.15
 _MAX_ADDRESS_LINES = 6
@@ -90,6 +99,7 @@ def _segments(line: Line) -> list[list[Word]]:
 
 def _score(text: str, height: float, body: float, index: int) -> float:
     """How much a phrase looks like the issuer's name (higher is better; <= 0: not a name)."""
+    text = _TRAILING_NUMBER.sub("", text)
     letters = sum(c.isalpha() for c in text)
     digits = sum(c.isdigit() for c in text)
     if letters < 2 or _TITLES.match(text.strip(" :.")) or text.rstrip().endswith(":"):
@@ -98,7 +108,7 @@ def _score(text: str, height: float, body: float, index: int) -> float:
         return 0.0
     if digits > 0.25 * (letters + digits):
         return 0.0
-    legal = bool(_LEGAL_FORM.search(text))
+    legal = bool(_LEGAL_FORM.search(text) or _GLUED_LEGAL_FORM.search(text))
     words = text.split()
     if len(words) > _MAX_NAME_WORDS or (not legal and text.rstrip().endswith((".", "!", "?"))
                                         and len(words) > 3):
@@ -119,10 +129,13 @@ def _score(text: str, height: float, body: float, index: int) -> float:
     return score
 
 
-def issuer_name(lines: list[Line], skip: set[int]) -> Name | None:
+def issuer_name(
+    lines: list[Line], skip: set[int], covered: frozenset[tuple[int, int]] = frozenset()
+) -> Name | None:
     """The most name-like phrase of the first lines of the first page, with its line indexes.
 
-    `skip` are lines that hold labels: their text belongs to labelled values.
+    `skip` are lines that hold labels, `covered` the (line, word) places of the labels:
+    no name is joined across a labelled line, and no label is part of a name.
     """
     first = [i for i, line in enumerate(lines[:_TOP_LINES]) if line.page == lines[0].page]
     if not first:
@@ -130,12 +143,18 @@ def issuer_name(lines: list[Line], skip: set[int]) -> Name | None:
     body = statistics.median(line.height for line in lines) or 1e-9
     best: tuple[float, int, list[Word]] | None = None
     for index in first:
-        if index in skip:
-            continue
-        for phrase in _segments(lines[index]):
+        line = lines[index]
+        segments = _segments(line)
+        for number, phrase in enumerate(segments):
+            if any((index, line.words.index(w)) in covered for w in phrase):
+                continue
             text = " ".join(w.text for w in phrase)
             height = statistics.median(w.height for w in phrase)
             score = _score(text, height, body, index)
+            if score > 0 and _sender_line(segments[number + 1 :]):
+                # "Lieferant GmbH · Lieferantenstraße 20 · 80333 München": the sender
+                # line above the recipient's address names the issuer first.
+                score += _SENDER
             if score > 0 and (best is None or score > best[0]):
                 best = (score, index, phrase)
     if best is None:
@@ -151,7 +170,7 @@ def issuer_name(lines: list[Line], skip: set[int]) -> Name | None:
         # "POPULAR BOOK" / "CO. (M) SDN BHD": the best line only ends the name.
         words = lines[index - 1].words + words
         used.insert(0, index - 1)
-    text = " ".join(w.text for w in words)
+    text = _TRAILING_NUMBER.sub("", " ".join(w.text for w in words)).strip()
     ocr = statistics.fmean(w.confidence for w in words)
     # A legal form or a clearly larger font make the name likely; a plain first line less.
     certainty = _LETTERHEAD_CONFIDENCE if score >= 1.5 else 0.6
@@ -159,8 +178,14 @@ def issuer_name(lines: list[Line], skip: set[int]) -> Name | None:
 
 
 _JOINERS = re.compile(r"(?:&|\band|-|,)$", re.IGNORECASE)
-_ONLY_LEGAL_FORM = re.compile(rf"^\(?(?:m\)\s*)?(?:{_LEGAL_FORM.pattern}[\s.,()]*)+$",
+_ONLY_LEGAL_FORM = re.compile(rf"^(?:\(?m\)\s*|{_LEGAL_FORM.pattern}[\s.,()]*)+$",
                               re.IGNORECASE)
+
+
+def _sender_line(rest: list[list[Word]]) -> bool:
+    """Whether the segments after a name on its line are its address."""
+    text = " ".join(w.text for phrase in rest[:2] for w in phrase)
+    return bool(rest) and bool(_ADDRESS_WORDS.search(text) or _POSTCODE.search(text))
 
 
 def _continues(lines: list[Line], index: int, phrase: list[Word]) -> bool:

@@ -12,6 +12,7 @@ missed split costs little.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import threading
 import unicodedata
@@ -130,7 +131,7 @@ def _segment_words(item: Any, width: float, height: float) -> list[Word]:
     for group in groups:
         if not group:
             continue
-        piece = "".join(chars[i] for i in group)
+        piece = letters_and_digits("".join(chars[i] for i in group))
         scores = [float(char_scores[i]) for i in group] if char_scores else [score]
         words.append(
             Word(
@@ -143,6 +144,21 @@ def _segment_words(item: Any, width: float, height: float) -> list[Word]:
             )
         )
     return words
+
+
+# The recogniser confuses O and 0: "L0T 1851-A", "JALAN 4330O", "40300o".
+_ZERO_IN_WORD = re.compile(r"(?<=[A-Za-z])0(?=[A-Za-z])")
+_O_IN_NUMBER = re.compile(r"(?<![A-Za-z])\d[\dOo]*[Oo][\dOo]*(?![A-Za-z])")
+
+
+def letters_and_digits(word: str) -> str:
+    """O and 0 set right by their neighbours: a 0 between letters of a word without other
+    digits is an O, an O among the digits of a number is a 0."""
+    if "0" in word and sum(c.isdigit() for c in word) == word.count("0"):
+        word = _ZERO_IN_WORD.sub("O", word)
+    return _O_IN_NUMBER.sub(
+        lambda m: m.group().replace("O", "0").replace("o", "0")
+        if sum(c.isdigit() for c in m.group()) >= 2 else m.group(), word)
 
 
 def _starts_word(
@@ -183,6 +199,7 @@ def _proportional_words(
     for piece in text.split(" "):
         if piece:
             start = x0 + position * per_char
-            words.append(Word(piece, start, y0, start + len(piece) * per_char, y1, score))
+            words.append(Word(letters_and_digits(piece), start, y0, start + len(piece) * per_char,
+                              y1, score))
         position += len(piece) + 1
     return words

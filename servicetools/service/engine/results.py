@@ -13,8 +13,10 @@ NOT_FOUND_CONFIDENCE = 0.05
 class EngineValue:
     text: str
     confidence: float
-    # The score before calibration (calibration.py); kept for fitting the map again.
+    # The score before calibration and how the value was found (calibration.py); kept
+    # for fitting the calibration again, never sent.
     raw: float | None = field(default=None, compare=False)
+    evidence: dict[str, float] = field(default_factory=dict, compare=False)
 
 
 @dataclass

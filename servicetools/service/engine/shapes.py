@@ -78,9 +78,16 @@ class Shape:
             start, end = match.span()
             before = text[start - 1] if start else " "
             after = text[end] if end < len(text) else " "
-            if _separates(before) and _separates(after):
+            # "REG#19-10/03/2018", "Order No.100007017/04/2018": OCR glues a date with a
+            # full year to the number before it.
+            glued = self.kind == "date" and not before.isalpha() and _FULL_YEAR.search(
+                match.group())
+            if (glued or _separates(before)) and _separates(after):
                 found.append(match.group().strip())
         return found
+
+
+_FULL_YEAR = re.compile(r"[./-](?:19|20)\d{2}$")
 
 
 def _separates(ch: str) -> bool:

@@ -44,11 +44,15 @@ _TOTAL = (
     "Zahlbetrag", "Zu zahlen", "Bruttosumme", "Brutto", "Rechnungssumme", "Summe brutto",
     "Gesamt", "Summe", "Total TTC", "Montant TTC",
     "Net à payer", "Total à payer", "Montant total", "Totaal", "Totaalbedrag",
-    "Te betalen", "Importe total", "Total a pagar", "Totale", "Totale documento",
+    "Te betalen", "Rekeningsbedrag", "Factuurbedrag", "Totaal te betalen", "Montant à payer",
+    "Importe total", "Total a pagar", "Totale", "Totale documento",
     "Importo totale", "Totale da pagare", "Total", "Grand Total", "Total Due",
-    "Amount Due", "Balance Due", "Total Amount", "Amount Payable", "Nett Total",
+    "Total Amount", "Amount Payable", "Nett Total", "Amount Due", "Balance Due",
     "Net Total", "Total Payable", "Total Incl", "Rounded Total", "Total Rounded",
 )
+# What is still to pay after deposits and earlier balances.
+_AMOUNT_DUE = ("Amount Due", "Balance Due", "Offener Betrag", "Restbetrag", "Solde dû",
+               "Reste à payer", "Openstaand bedrag", "Saldo pendiente", "Saldo da pagare")
 _SUBTOTAL = (
     "Zwischensumme", "Nettobetrag", "Netto", "Summe netto", "Warenwert", "Sous-total", "Total HT",
     "Montant HT", "Subtotaal", "Base imponible", "Subtotale", "Imponibile",
@@ -74,7 +78,8 @@ _TABLE: dict[str, tuple[str, ...]] = {
     "invoice#": _INVOICE_NUMBER, "invno": _INVOICE_NUMBER,
     "date": _DATE, "invoicedate": _INVOICE_DATE, "dateofissue": _INVOICE_DATE,
     "issuedate": _INVOICE_DATE, "duedate": _DUE_DATE, "paymentdue": _DUE_DATE,
-    "total": _TOTAL, "totaldue": _TOTAL, "amountdue": _TOTAL, "grandtotal": _TOTAL,
+    "total": _TOTAL, "totaldue": _TOTAL, "grandtotal": _TOTAL, "amountdue": _AMOUNT_DUE,
+    "balancedue": _AMOUNT_DUE,
     "subtotal": _SUBTOTAL, "netamount": _SUBTOTAL,
     "tax": _TAX, "vat": _TAX, "salestax": _TAX,
     "vendor": _VENDOR, "supplier": _VENDOR, "seller": _VENDOR,
