@@ -145,8 +145,17 @@ def test_a_legal_form_at_the_top_is_the_vendor_even_in_a_plain_font(
 
 
 def test_plain_body_text_at_the_top_is_no_name(invoices_config: dict[str, Any]) -> None:
-    document = line_document("Brightpath Consulting", "Invoice No: A-31770")
+    document = line_document("Please find our invoice below", "Invoice No: A-31770")
     assert field_values(extract_all(document, invoices_config))["t-vendor"] == ""
+
+
+def test_a_capitalised_first_line_is_the_name_even_in_the_body_font(
+    invoices_config: dict[str, Any],
+) -> None:
+    # A receipt's shop name is often its first line, set in the same size as the rest.
+    document = line_document("Brightpath Consulting", "Invoice No: A-31770")
+    assert field_values(extract_all(document, invoices_config))["t-vendor"] == (
+        "Brightpath Consulting")
 
 
 @pytest.mark.parametrize(

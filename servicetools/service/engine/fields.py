@@ -75,6 +75,7 @@ class Candidate:
     shape_fit: bool
     valid: bool | None
     translated: bool = False
+    label_line: int = -1
 
     @property
     def quality(self) -> float:
@@ -232,16 +233,16 @@ def extract_fields(
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
         elif at_top and _wants_address(target):
             block = address_below(lines, issuer, labelled)
-            if block is not None:
-                block.evidence = {"address": 1.0}
             result[target_id] = [block or EngineValue("", NOT_FOUND_CONFIDENCE)]
         elif at_top and _wants_top(target) and issuer is not None:
             result[target_id] = [EngineValue(issuer.value.text, issuer.value.confidence,
-                                             evidence={"issuer": 1.0})]
-        elif _shape(target).kind == "date" and "date" in {
-            label_key(a) for a in own_aliases(target)
-        } and (dated := _letter_date(lines)) is not None:
+                                             evidence=dict(issuer.value.evidence))]
+        elif _issue_date(target) and (dated := _letter_date(lines)) is not None:
             result[target_id] = [dated]
+        elif _issue_date(target) and (dated := _titled(lines, _TITLE_DATE)) is not None:
+            result[target_id] = [dated]
+        elif _document_number(target) and (number := _titled(lines, _TITLE_NUMBER)):
+            result[target_id] = [number]
         elif unlabelled[_shape(target).kind] == 1:
             result[target_id] = [_by_shape(lines, target, claimed)]
         else:
@@ -300,6 +301,8 @@ def _candidate(
         return None
     if shape.kind in _STRICT and not shape.fits(text) and not shape.fits(_respace(text)):
         return None  # a date is never "Corporation", an amount never "Cust. Sig."
+    if shape.kind == "code" and " / " in text:
+        text = text.split(" / ")[0]  # "94165608 / 30.08.2018" under "Number / Date"
     if shape.kind == "code" and not _code_like(text):
         return None  # a word is no number ("CentralCity", "/ Datum"); "INV-NAMED" is
     tree = target.get("validation_tree")
@@ -316,6 +319,7 @@ def _candidate(
         line=line,
         label_score=label.score,
         translated=label.translated,
+        label_line=label.line,
         placement=placement,
         specificity=len(label.key),
         shape_fit=shape.fits(text),
@@ -557,8 +561,10 @@ def _choose(candidates: list[Candidate], multiple: bool) -> list[EngineValue]:
 def _evidence(candidate: Candidate, rivals: int) -> dict[str, float]:
     """How a labelled value was found, for the calibration (calibration.py)."""
     return {"labelled": 1.0, "translated": float(candidate.translated),
-            "below": float(candidate.placement < 1.0), "rivals": float(min(rivals, 3)),
-            "invalid": float(candidate.valid is False)}
+            "below": float(candidate.line != candidate.label_line),
+            "qualified": float(candidate.placement < 1.0),
+            "rivals": float(min(rivals, 3)), "invalid": float(candidate.valid is False),
+            "fuzzy_label": float(candidate.label_score < 1.0)}
 
 
 def _confidence(candidate: Candidate, rivals: list[Candidate]) -> float:
@@ -603,6 +609,44 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
 _PLACE_DATE = re.compile(rf"[^\W\d_][\w.-]+,\s*(?:den|le|il|el|de)?\s*({DATE.pattern})\s*$",
                          re.IGNORECASE)
 _LETTER_DATE = 0.6
+
+
+# A title that names the document's number or date: "Handelsrechnung Nr. TX-471102 vom
+# 30.10.2018", "Facture du 11/12/2022", "Invoice #23413561D", "Invoice dated 5 May 2024".
+_TITLE_WORD = r"\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura)\w*\b"
+_TITLE_DATE = re.compile(
+    rf"{_TITLE_WORD}.*?\b(?:vom|du|dated|del|van|of|le|from)\s+({DATE.pattern})",
+    re.IGNORECASE)
+_TITLE_NUMBER = re.compile(
+    rf"{_TITLE_WORD}(?:\s+\S+){{0,3}}?\s*(?:nr\.?|no\.?|n°|nº|number|nummer|#)\s*:?\s*"
+    r"(#?[A-Za-z0-9][\w./-]*\d[\w./-]*)", re.IGNORECASE)
+_TITLED = 0.5
+
+
+def _issue_date(target: dict[str, Any]) -> bool:
+    """A date target labelled "Date" among others (an issue date, not a due date)."""
+    return _shape(target).kind == "date" and "date" in {
+        label_key(a) for a in own_aliases(target)}
+
+
+def _document_number(target: dict[str, Any]) -> bool:
+    """A code target named as the document's number."""
+    keys = {label_key(a) for a in own_aliases(target)}
+    return _shape(target).kind == "code" and any(
+        k.endswith(("number", "no", "#")) and not k.startswith(("receipt", "customer", "order"))
+        for k in keys)
+
+
+def _titled(lines: list[Line], pattern: re.Pattern[str]) -> EngineValue | None:
+    """The value a title line names, on the first page."""
+    for line in lines:
+        if line.page != lines[0].page:
+            break
+        match = pattern.search(line.text)
+        if match:
+            text = match.group(1).rstrip(".,;:")
+            return EngineValue(text, _TITLED, evidence={"titled": 1.0})
+    return None
 
 
 def _letter_date(lines: list[Line]) -> EngineValue | None:

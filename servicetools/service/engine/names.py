@@ -59,7 +59,7 @@ _NOT_ADDRESS = re.compile(
     r"(?<![A-Za-z])(?:tel|telephone|phone|fax|telefax|hp|mobile|e-?mail|www|http|gst|vat|"
     r"reg|registration|company\s*no|co\.?\s*no|ust|steuer|tax|invoice|receipt|cashier|date|"
     r"time|table|order|kundennummer|siret|siren|tva|btw|kvk|iban|bic|hrs|hours|open|outlet)"
-    r"(?![A-Za-z])|@|\d{1,2}:\d{2}"
+    r"(?![A-Za-z])|@|\d{1,2}:\d{2}|\b\d{3}[-. ]\d{3}[-. ]\d{4}\b"
     r"|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b",
     re.IGNORECASE,
 )
@@ -69,6 +69,9 @@ _REGISTRATION = re.compile(r"^\(?\s*(?:co\.?\s*)?[A-Z0-9]{3,}[- ]?[A-Z]?\s*\)?\.
 _TRAILING_NUMBER = re.compile(r"\s*\(\s*[\w-]*\d[\w-]*\s*\)\s*$")
 _SEPARATORS = re.compile(r"\s+[•·|–—-]\s+|\s*[•·|]\s*")
 _TOP_LINES = 12
+# Every word capitalised ("Maple Hardware", "Blue Door Cafe & Bar"): a name, not a sentence.
+_TITLE_CASE = re.compile(r"(?:[A-ZÄÖÜ0-9][\w'.-]*|&|and|of|de|du|la|le|van|von|der)"
+                         r"(?:\s+(?:[A-ZÄÖÜ0-9][\w'.-]*|&|and|of|de|du|la|le|van|von|der))*")
 _SENDER = 1.0
 _MAX_NAME_WORDS = 8
 _LARGER = 1.15
@@ -113,8 +116,11 @@ def _score(text: str, height: float, body: float, index: int) -> float:
     if len(words) > _MAX_NAME_WORDS or (not legal and text.rstrip().endswith((".", "!", "?"))
                                         and len(words) > 3):
         return 0.0  # a sentence, not a name
-    if not legal and height < _LARGER * body and not text.isupper():
-        return 0.0  # body text: a name without a legal form is set larger or in capitals
+    if not legal and height < _LARGER * body and not text.isupper() and not (
+            index == 0 and _TITLE_CASE.fullmatch(text)):
+        # Body text: a name without a legal form is set larger or in capitals, or is the
+        # page's first line (a receipt's shop name, centred and bold).
+        return 0.0
     score = min(3.0, height / body) - 0.08 * index
     if _ONLY_LEGAL_FORM.match(text.strip()):
         score -= 0.5  # "GmbH" or "SDN BHD" alone ends a name begun on the line before
@@ -141,6 +147,9 @@ def issuer_name(
     if not first:
         return None
     body = statistics.median(line.height for line in lines) or 1e-9
+    # Below the first label the page holds labelled blocks and tables: a name there
+    # needs a legal form ("Absatz eG") to count.
+    first_label = min(skip, default=len(lines))
     best: tuple[float, int, list[Word]] | None = None
     for index in first:
         line = lines[index]
@@ -151,6 +160,9 @@ def issuer_name(
             text = " ".join(w.text for w in phrase)
             height = statistics.median(w.height for w in phrase)
             score = _score(text, height, body, index)
+            if index > first_label and not (_LEGAL_FORM.search(text)
+                                            or _GLUED_LEGAL_FORM.search(text)):
+                continue
             if score > 0 and _sender_line(segments[number + 1 :]):
                 # "Lieferant GmbH · Lieferantenstraße 20 · 80333 München": the sender
                 # line above the recipient's address names the issuer first.
@@ -174,7 +186,12 @@ def issuer_name(
     ocr = statistics.fmean(w.confidence for w in words)
     # A legal form or a clearly larger font make the name likely; a plain first line less.
     certainty = _LETTERHEAD_CONFIDENCE if score >= 1.5 else 0.6
-    return Name(EngineValue(text, round(certainty * ocr, 4)), tuple(used))
+    evidence = {"issuer": 1.0, "issuer_score": round(min(score, 4.0), 3),
+                "issuer_legal": float(bool(_LEGAL_FORM.search(text)
+                                           or _GLUED_LEGAL_FORM.search(text))),
+                "issuer_joined": float(len(used) > 1),
+                "issuer_line": float(min(index, 6))}
+    return Name(EngineValue(text, round(certainty * ocr, 4), evidence=evidence), tuple(used))
 
 
 _JOINERS = re.compile(r"(?:&|\band|-|,)$", re.IGNORECASE)
@@ -243,4 +260,7 @@ def address_below(lines: list[Line], name: Name | None, skip: set[int]) -> Engin
         return None
     evidence = bool(_ADDRESS_WORDS.search(joined) or _POSTCODE.search(joined))
     ocr = statistics.fmean(w.confidence for line in block for w in line.words)
-    return EngineValue(joined, round((0.7 if evidence else 0.45) * ocr, 4))
+    return EngineValue(joined, round((0.7 if evidence else 0.45) * ocr, 4),
+                       evidence={"address": 1.0, "address_words": float(evidence),
+                                 "address_lines": float(len(block)),
+                                 "address_after_name": float(name is not None)})

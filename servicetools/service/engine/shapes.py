@@ -24,8 +24,9 @@ _MONTH_NUMBER = r"(?:0?[1-9]|1[0-2])"
 _YEAR = r"(?:(?:19|20)\d{2}|\d{2})"
 _DATE_PATTERNS = [
     r"(?:19|20)\d{2}[-./]\d{1,2}[-./]\d{1,2}",
-    rf"{_DAY}[./-]{_MONTH_NUMBER}[./-]{_YEAR}",
-    rf"{_MONTH_NUMBER}[./-]{_DAY}[./-]{_YEAR}",
+    # The same separator twice: "2/4.00" is no date.
+    *(rf"{_DAY}{re.escape(sep)}{_MONTH_NUMBER}{re.escape(sep)}{_YEAR}" for sep in "./-"),
+    *(rf"{_MONTH_NUMBER}{re.escape(sep)}{_DAY}{re.escape(sep)}{_YEAR}" for sep in "./-"),
     rf"{_DAY}(?:\.|er|st|nd|rd|th)?[\s-]*(?:de\s+)?{_MONTH}[\s,-]*(?:de\s+)?(?:19|20)?\d{{2}}",
     rf"{_MONTH}\s*{_DAY}(?:st|nd|rd|th)?,?\s*(?:19|20)\d{{2}}",
 ]
@@ -74,17 +75,36 @@ class Shape:
         if self.kind == "date":
             text = unglue_time(text)
         found = []
-        for match in self.pattern.finditer(text):
-            start, end = match.span()
+        taken = 0  # end of the last value found: values do not overlap
+        for start, end in self._spans(text):
+            if start < taken:
+                continue
+            match_text = text[start:end]
             before = text[start - 1] if start else " "
             after = text[end] if end < len(text) else " "
             # "REG#19-10/03/2018", "Order No.100007017/04/2018": OCR glues a date with a
             # full year to the number before it.
             glued = self.kind == "date" and not before.isalpha() and _FULL_YEAR.search(
-                match.group())
+                match_text)
             if (glued or _separates(before)) and _separates(after):
-                found.append(match.group().strip())
+                found.append(match_text.strip())
+                taken = end
         return found
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where values of the shape may stand; for dates also overlapping candidates
+        ("REG#19-10/03/2018" holds "19-10/03" and "10/03/2018")."""
+        assert self.pattern is not None
+        if self.kind != "date":
+            return [m.span() for m in self.pattern.finditer(text)]
+        spans = []
+        for start in range(len(text)):
+            if start and text[start - 1].isdigit() and text[start].isdigit():
+                continue  # a date starts at the start of a number
+            match = self.pattern.match(text, start)
+            if match:
+                spans.append(match.span())
+        return spans
 
 
 _FULL_YEAR = re.compile(r"[./-](?:19|20)\d{2}$")
