@@ -17,10 +17,12 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from rapidfuzz import fuzz
 
+from ...wire.values import parse_amount
 from .calibration import calibrated
 from .lines import Line
 from .names import address_below, issuer_name
@@ -231,6 +233,8 @@ def extract_fields(
         candidates = by_target.get(target_id, [])
         if candidates:
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
+            if _shape(target).kind == "amount" and not target.get("is_multiple"):
+                _rounded(lines, candidates, result[target_id][0])
         elif at_top and _wants_address(target):
             block = address_below(lines, issuer, labelled)
             result[target_id] = [block or EngineValue("", NOT_FOUND_CONFIDENCE)]
@@ -349,6 +353,45 @@ _UNKNOWN_FACTOR = 0.85
 _ROUNDING = re.compile(r"\b(?:round|rounding|rounded|adj|adjustment|adjusment)\b", re.I)
 # A total printed after a rounding adjustment is the one paid.
 _ROUNDED = 1.05
+AMOUNT_SHAPE = Shape("amount", AMOUNT)
+
+
+def _amounts(line: Line) -> list[tuple[Decimal, str]]:
+    found = []
+    for text in AMOUNT_SHAPE.find(line.text):
+        number = parse_amount(text)
+        if number is not None:
+            found.append((number, text))
+    # "RM .02": an adjustment printed without its leading zero.
+    for match in re.finditer(r"(?<![\d.])-?\.\d{2}\b", line.text):
+        number = parse_amount(match.group())
+        if number is not None:
+            found.append((number, match.group()))
+    return found
+
+
+def _rounded(lines: list[Line], candidates: list[Candidate], value: EngineValue) -> None:
+    """The total after a rounding adjustment, checked by arithmetic.
+
+    "Total Sales RM 177.22" / "Rounding Adjustment RM -.02" / "Rounding RM 177.20": the
+    amount paid is the total plus the adjustment, printed on the line after it.
+    """
+    chosen = next((c for c in candidates if c.text == value.text), None)
+    total = parse_amount(value.text)
+    if chosen is None or total is None:
+        return
+    for index in range(chosen.line + 1, min(len(lines) - 1, chosen.line + 3)):
+        if not _ROUNDING.search(lines[index].text):
+            continue
+        for adjustment, _ in _amounts(lines[index]):
+            if abs(adjustment) >= 1 or adjustment == 0:
+                continue
+            for number, text in _amounts(lines[index + 1]):
+                # The sign of an adjustment is often lost ("RM .02"): either way round.
+                if number in (total + adjustment, total - adjustment):
+                    value.text = text
+                    value.evidence["rounded"] = 1.0
+                    return
 
 
 def _after_rounding(lines: list[Line], index: int) -> bool:
@@ -466,9 +509,12 @@ def _right_of(
         if not phrases and _RATE.fullmatch(word.text):
             continue  # "Sales Tax 20%: 1.815,49 EUR", "GST (25%): $80.00"
         if (label.line, label.end + offset) in covered:
-            if amount and not phrases:
-                # "Rechnungssumme Brutto (inkl. USt.) 215,14": other labels before the
-                # amount qualify it (see _qualified), they do not end the search.
+            if amount and not any(AMOUNT.search(w.text) for p in phrases for w in p):
+                # "Rechnungssumme Brutto (inkl. USt.) 215,14", "Total Sales (Excluding
+                # GST): 255.00": other labels before the amount qualify it (see
+                # _qualified), they do not end the search.
+                phrases.clear()
+                previous = word.x1
                 continue
             break
         if _label_like(word) and amount and not any(

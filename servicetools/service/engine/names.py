@@ -59,7 +59,8 @@ _NOT_ADDRESS = re.compile(
     r"(?<![A-Za-z])(?:tel|telephone|phone|fax|telefax|hp|mobile|e-?mail|www|http|gst|vat|"
     r"reg|registration|company\s*no|co\.?\s*no|ust|steuer|tax|invoice|receipt|cashier|date|"
     r"time|table|order|kundennummer|siret|siren|tva|btw|kvk|iban|bic|hrs|hours|open|outlet)"
-    r"(?![A-Za-z])|@|\d{1,2}:\d{2}|\b\d{3}[-. ]\d{3}[-. ]\d{4}\b"
+    r"(?![A-Za-z])|@|\d{1,2}:\d{2}|\b\d{3}[-. ]\d{3}[-. ]\d{4}\b|\b0\d{1,3}-\d{6,8}\b"
+    r"|\b[A-Za-z][\w#.]*:\s*[A-Za-z0-9]"
     r"|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b",
     re.IGNORECASE,
 )
@@ -105,8 +106,8 @@ def _score(text: str, height: float, body: float, index: int) -> float:
     text = _TRAILING_NUMBER.sub("", text)
     letters = sum(c.isalpha() for c in text)
     digits = sum(c.isdigit() for c in text)
-    if letters < 2 or _TITLES.match(text.strip(" :.")) or text.rstrip().endswith(":"):
-        return 0.0
+    if letters < 2 or _TITLES.match(text.strip(" :.")) or ":" in text:
+        return 0.0  # a title, or a label and its value ("Lieferadresse: Beispiel AG")
     if "@" in text or "www" in text.lower() or "http" in text.lower():
         return 0.0
     if digits > 0.25 * (letters + digits):
@@ -234,6 +235,10 @@ def _continues_from(lines: list[Line], index: int, phrase: list[Word]) -> bool:
     return bool(_ONLY_LEGAL_FORM.match(text) or _JOINERS.search(previous))
 
 
+def _compact(text: str) -> str:
+    return "".join(text.split()).lower()
+
+
 def address_below(lines: list[Line], name: Name | None, skip: set[int]) -> EngineValue | None:
     """The block of address lines under the issuer's name (or at the very top without one)."""
     start = (max(name.lines) + 1) if name else 0
@@ -245,8 +250,11 @@ def address_below(lines: list[Line], name: Name | None, skip: set[int]) -> Engin
             break
         if block and line.y0 - block[-1].y1 > 1.5 * block[-1].height:
             break  # a gap: the block has ended
-        if not block and _REGISTRATION.match(text) and not _ADDRESS_WORDS.search(text):
-            continue  # "(81109-A)" under the name, before the address
+        if not block and name is not None and _compact(text) == _compact(name.value.text):
+            continue  # the name printed twice (logo and text)
+        if (_REGISTRATION.match(text) and any(c.isdigit() for c in text)
+                and not _ADDRESS_WORDS.search(text)):
+            continue  # "(81109-A)" under the name, before or inside the address
         if _NOT_ADDRESS.search(text) or _TITLES.match(text.strip(" :.")):
             if block:
                 break
