@@ -25,7 +25,7 @@ from rapidfuzz import fuzz
 from ...wire.values import parse_amount
 from .calibration import calibrated
 from .lines import Line
-from .names import address_below, issuer_name
+from .names import address_below, issuer_name, only_legal_form
 from .pages import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
 from .shapes import AMOUNT, DATE, Shape, shape_of, validates
@@ -305,6 +305,8 @@ def _candidate(
         return None
     if shape.kind in _STRICT and not shape.fits(text) and not shape.fits(_respace(text)):
         return None  # a date is never "Corporation", an amount never "Cust. Sig."
+    if shape.pattern is None and only_legal_form(text):
+        return None  # "Kunde AG": the label took the name, "AG" alone is no value
     if shape.kind == "code" and " / " in text:
         text = text.split(" / ")[0]  # "94165608 / 30.08.2018" under "Number / Date"
     if shape.kind == "code" and not _code_like(text):

@@ -23,7 +23,7 @@ from .lines import Line
 from .pages import Word
 from .results import EngineValue
 
-__all__ = ["Name", "address_below", "issuer_name"]
+__all__ = ["Name", "address_below", "issuer_name", "only_legal_form"]
 
 # Legal forms of companies, as printed (compared without case).
 _LEGAL_FORM = re.compile(
@@ -204,6 +204,11 @@ def _sender_line(rest: list[list[Word]]) -> bool:
     """Whether the segments after a name on its line are its address."""
     text = " ".join(w.text for phrase in rest[:2] for w in phrase)
     return bool(rest) and bool(_ADDRESS_WORDS.search(text) or _POSTCODE.search(text))
+
+
+def only_legal_form(text: str) -> bool:
+    """Whether the text is a legal form and nothing else ("AG", "SDN BHD", "GmbH")."""
+    return bool(_ONLY_LEGAL_FORM.match(text.strip()))
 
 
 def _continues(lines: list[Line], index: int, phrase: list[Word]) -> bool:

@@ -82,8 +82,9 @@ class Shape:
             match_text = text[start:end]
             before = text[start - 1] if start else " "
             after = text[end] if end < len(text) else " "
-            # "REG#19-10/03/2018", "Order No.100007017/04/2018": OCR glues a date with a
-            # full year to the number before it.
+            # "REG#19-10/03/2018": OCR glues a date with a full year to the number before
+            # it. (A date run into the digits of a number, "100007017/04/2018", is left:
+            # where it starts is a guess.)
             glued = self.kind == "date" and not before.isalpha() and _FULL_YEAR.search(
                 match_text)
             if (glued or _separates(before)) and _separates(after):
