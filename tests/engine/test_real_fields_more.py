@@ -385,3 +385,24 @@ def test_the_shipped_map_holds_a_logistic_model_over_the_raw_score() -> None:
     low = calibrated("amount", 0.3, evidence={"labelled": 1.0, "kind_amount": 1.0})
     high = calibrated("amount", 0.9, evidence={"labelled": 1.0, "kind_amount": 1.0})
     assert 0.02 <= low < high <= 0.98
+
+
+def test_the_total_that_adds_up_to_subtotal_plus_tax_wins(
+    invoices_config: dict[str, Any],
+) -> None:
+    # Both are labelled as the configuration says ("Total"); only arithmetic tells them
+    # apart: 100.00 + 20.00 is the invoice's total, 620.00 adds an earlier balance.
+    document = line_document("Subtotal: 100.00", "Tax: 20.00", "Total: 620.00",
+                             "Total: 120.00")
+    targets = extract_all(document, invoices_config)
+    assert field_values(targets)["t-total"] == "120.00"
+    assert targets["t-total"].values[0].evidence.get("sums") == 1.0
+
+
+def test_a_total_that_does_not_add_up_says_so_in_its_evidence(
+    invoices_config: dict[str, Any],
+) -> None:
+    document = line_document("Subtotal: 100.00", "Tax: 20.00", "Total: 125.00")
+    targets = extract_all(document, invoices_config)
+    assert field_values(targets)["t-total"] == "125.00"  # printed, so still the total
+    assert targets["t-total"].values[0].evidence.get("sums_not") == 1.0

@@ -251,14 +251,56 @@ def extract_fields(
             result[target_id] = [_by_shape(lines, target, claimed)]
         else:
             result[target_id] = [EngineValue("", NOT_FOUND_CONFIDENCE)]
+    _check_sum(targets, by_target, result)
+    for target in targets:
         kind = field_kind(target)
-        for value in result[target_id]:
+        for value in result[str(target.get("id", ""))]:
             if value.text:
                 value.raw = value.confidence
                 value.evidence.update({f"kind_{kind}": 1.0, "ocr": float(read == "ocr")})
                 value.confidence = calibrated(f"{kind}:{read}", value.confidence,
                                               evidence=value.evidence)
     return result
+
+
+def _role(target: dict[str, Any]) -> str:
+    """"subtotal", "tax" or "total" when the target's own labels say so; else ""."""
+    if _shape(target).kind != "amount" or target.get("is_multiple"):
+        return ""
+    keys = {label_key(a) for a in own_aliases(target)}
+    for role in ("subtotal", "tax", "total"):
+        if role in keys:
+            return role
+    return ""
+
+
+def _check_sum(targets: list[dict[str, Any]], by_target: dict[str, list[Candidate]],
+               result: dict[str, list[EngineValue]]) -> None:
+    """Subtotal + tax = total where all three are printed: the total that adds up wins.
+
+    A total label can stand beside several amounts ("Total" of a tax summary, an
+    amount still due); the one equal to the subtotal plus the tax is the invoice's.
+    Whether the chosen total adds up is kept as evidence for the calibration.
+    """
+    roles = {_role(t): str(t.get("id", "")) for t in targets if _role(t)}
+    if set(roles) != {"subtotal", "tax", "total"}:
+        return
+    subtotal = parse_amount(result[roles["subtotal"]][0].text)
+    tax = parse_amount(result[roles["tax"]][0].text)
+    chosen = result[roles["total"]][0]
+    if subtotal is None or tax is None or not chosen.text:
+        return
+    expected = subtotal + tax
+    if parse_amount(chosen.text) == expected:
+        chosen.evidence["sums"] = 1.0
+        return
+    for candidate in by_target.get(roles["total"], []):
+        if parse_amount(candidate.text) == expected:
+            value = EngineValue(candidate.text, _confidence(candidate, []),
+                                evidence={**_evidence(candidate, 0), "sums": 1.0})
+            result[roles["total"]] = [value]
+            return
+    chosen.evidence["sums_not"] = 1.0
 
 
 def field_kind(target: dict[str, Any]) -> str:
