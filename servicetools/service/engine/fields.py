@@ -1,14 +1,23 @@
-"""Field values: found right of or below their labels, else by the shape of the example.
+"""Field values: found right of or below their labels, else by what stands unlabelled.
 
-Labels are the target's `name` and the phrases quoted in its `description`. They are
-compared with the words of a line ignoring case, spaces and punctuation (OCR often
-drops spaces), fuzzily for longer labels. Labels of all field targets compete for the
-words of a line and the most specific wins, so "Due Date" is not also read as "Date"
-and "Subtotal" is not read as "Total".
+Labels are the target's `name`, the labels its `description` names, and what those are
+called in other languages (vocabulary.py). They are compared with the words of a line
+ignoring case, spaces and punctuation (OCR often drops spaces), fuzzily for longer
+labels. Labels of all field targets compete for the words of a line and the most
+specific wins, so "Due Date" is not also read as "Date" and "Subtotal" is not read as
+"Total". A date or amount target only takes a value of its shape.
 
-Confidence multiplies what speaks for a value: how well the label matched, where the
-value sat, whether it has the example's shape and passes validation, what OCR thought
-of its words, and how many rival values there were.
+Between amounts labelled alike, the words around the label qualify them ("Total Excl.
+GST" is a lesser total than "Total Incl. GST"), and arithmetic decides where it can: a
+rounding adjustment, subtotal + tax = total.
+
+Without a label: the issuer and its address at the top (names.py), a letter's or a
+title's date and number, and a value of the example's shape.
+
+The raw score multiplies what speaks for a value: how well the label matched, where
+the value sat, whether it has the example's shape and passes validation, what OCR
+thought of its words, and how many rival values there were. The confidence given out
+is that score calibrated by how the value was found (calibration.py).
 """
 
 from __future__ import annotations
