@@ -8,11 +8,12 @@ specific wins, so "Due Date" is not also read as "Date" and "Subtotal" is not re
 "Total". A date or amount target only takes a value of its shape.
 
 Between amounts labelled alike, the words around the label qualify them ("Total Excl.
-GST" is a lesser total than "Total Incl. GST"), and arithmetic decides where it can: a
-rounding adjustment, subtotal + tax = total.
+GST" is a lesser total than "Total Incl. GST") and a rounding adjustment gives the
+amount paid (amounts.py); where subtotal, tax and total are all configured, subtotal +
+tax = total decides.
 
 Without a label: the issuer and its address at the top (names.py), a letter's or a
-title's date and number, and a value of the example's shape.
+title's date and number (titles.py), and a value of the example's shape.
 
 The raw score multiplies what speaks for a value: how well the label matched, where
 the value sat, whether it has the example's shape and passes validation, what OCR
@@ -26,18 +27,19 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from rapidfuzz import fuzz
 
 from ...wire.values import parse_amount
+from .amounts import ROUNDED, after_rounding, qualified, rounded
 from .calibration import calibrated
 from .lines import Line
 from .names import address_below, issuer_name, only_legal_form
 from .pages import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
-from .shapes import AMOUNT, DATE, Shape, shape_of, validates
+from .shapes import AMOUNT, Shape, shape_of, validates
+from .titles import letter_date, title_date, title_number
 from .vocabulary import described_aliases, translations
 
 _LABEL_CHARS = re.compile(r"[^0-9a-zäöüßéèêàâçôûîïëœáíóúñìòù°º#]+")
@@ -243,18 +245,19 @@ def extract_fields(
         if candidates:
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
             if _shape(target).kind == "amount" and not target.get("is_multiple"):
-                _rounded(lines, candidates, result[target_id][0])
+                chosen = result[target_id][0]
+                line = next((c.line for c in candidates if c.text == chosen.text), None)
+                if line is not None:
+                    rounded(lines, line, chosen)
         elif at_top and _wants_address(target):
             block = address_below(lines, issuer, labelled)
             result[target_id] = [block or EngineValue("", NOT_FOUND_CONFIDENCE)]
         elif at_top and _wants_top(target) and issuer is not None:
             result[target_id] = [EngineValue(issuer.value.text, issuer.value.confidence,
                                              evidence=dict(issuer.value.evidence))]
-        elif _issue_date(target) and (dated := _letter_date(lines)) is not None:
+        elif _issue_date(target) and (dated := letter_date(lines) or title_date(lines)):
             result[target_id] = [dated]
-        elif _issue_date(target) and (dated := _titled(lines, _TITLE_DATE)) is not None:
-            result[target_id] = [dated]
-        elif _document_number(target) and (number := _titled(lines, _TITLE_NUMBER)):
+        elif _document_number(target) and (number := title_number(lines)):
             result[target_id] = [number]
         elif unlabelled[_shape(target).kind] == 1:
             result[target_id] = [_by_shape(lines, target, claimed)]
@@ -347,9 +350,10 @@ def _candidate(
     if not words:
         return None
     if shape.kind == "amount" and line == label.line:
-        placement *= _qualified(lines[line], label, words[0], target)
-        if _after_rounding(lines, line):
-            placement *= _ROUNDED
+        placement *= qualified(lines[line], (label.start, label.end), words[0],
+                               own_aliases(target))
+        if after_rounding(lines, line):
+            placement *= ROUNDED
     # "Invoice #:SI-72004": OCR glued the label's end to the value.
     text = _trim_to_shape(_without_label_end(" ".join(w.text for w in words)), shape)
     if not text:
@@ -382,112 +386,6 @@ def _candidate(
         shape_fit=shape.fits(text),
         valid=valid,
     )
-
-
-# Words between an amount's label and its value that make it a lesser amount than the
-# label says ("Total Excl. of GST", "Total Qty", "Rechnungssumme ohne USt"), or the
-# final one ("Total Incl. GST", "Total Amt Rounded").
-_LESSER = re.compile(
-    r"^(?:excl|excluding|exclusive|before|sub|qty|qry|quantity|items?|gst|tax|vat|discount|"
-    r"savings?|net|netto|ohne|zzgl|exkl|hors|ht|change|tendered|cash|points?|deposit|paid|"
-    r"der|des|de|of)$"
-)
-# The same inside words OCR or the layout glued ("SALESTAX9.25%", "taxes", "subtotal").
-_LESSER_STEM = re.compile(r"tax|excl|exkl|sub|qty|discount|saving|tender|deposit")
-_FINAL = re.compile(r"^(?:incl|inclusive|including|inkl|brutto|ttc|rounded|rounding|nett|"
-                    r"grand|payable|due|amt|amount|after)$")
-_CURRENCY_WORD = re.compile(r"^(?:rm|eur|usd|gbp|chf|sgd|myr|inr|rs)$")
-# A label followed by several amounts heads a summary row ("Total: 16.98 1.02").
-_SUMMARY_FACTOR = 0.7
-_LESSER_FACTOR = 0.6
-_UNKNOWN_FACTOR = 0.85
-
-
-_ROUNDING = re.compile(r"\b(?:round|rounding|rounded|adj|adjustment|adjusment)\b", re.I)
-# A total printed after a rounding adjustment is the one paid.
-_ROUNDED = 1.05
-AMOUNT_SHAPE = Shape("amount", AMOUNT)
-
-
-def _amounts(line: Line) -> list[tuple[Decimal, str]]:
-    found = []
-    for text in AMOUNT_SHAPE.find(line.text):
-        number = parse_amount(text)
-        if number is not None:
-            found.append((number, text))
-    # "RM .02": an adjustment printed without its leading zero.
-    for match in re.finditer(r"(?<![\d.])-?\.\d{2}\b", line.text):
-        number = parse_amount(match.group())
-        if number is not None:
-            found.append((number, match.group()))
-    return found
-
-
-def _rounded(lines: list[Line], candidates: list[Candidate], value: EngineValue) -> None:
-    """The total after a rounding adjustment, checked by arithmetic.
-
-    "Total Sales RM 177.22" / "Rounding Adjustment RM -.02" / "Rounding RM 177.20": the
-    amount paid is the total plus the adjustment, printed on the line after it.
-    """
-    chosen = next((c for c in candidates if c.text == value.text), None)
-    total = parse_amount(value.text)
-    if chosen is None or total is None:
-        return
-    for index in range(chosen.line + 1, min(len(lines) - 1, chosen.line + 3)):
-        if not _ROUNDING.search(lines[index].text):
-            continue
-        for adjustment, _ in _amounts(lines[index]):
-            if abs(adjustment) >= 1 or adjustment == 0:
-                continue
-            for number, text in _amounts(lines[index + 1]):
-                # The sign of an adjustment is often lost ("RM .02"): either way round.
-                if number in (total + adjustment, total - adjustment):
-                    value.text = text
-                    value.evidence["rounded"] = 1.0
-                    return
-
-
-def _after_rounding(lines: list[Line], index: int) -> bool:
-    """Whether one of the two lines above (not this one) holds a rounding adjustment."""
-    here = lines[index]
-    if _ROUNDING.search(here.text):
-        return False
-    above = [line for line in lines[max(0, index - 2) : index] if line.page == here.page]
-    return any(_ROUNDING.search(line.text) for line in above)
-
-
-def _qualified(line: Line, label: Label, first: Word, target: dict[str, Any]) -> float:
-    """How much the words between an amount's label and its value leave it the target's."""
-    # Words of the target's own labels (a Tax target's "GST") qualify nothing; the
-    # translations are left out: they hold "Total Incl" and "Net Total" alike.
-    own = {w for phrase in own_aliases(target)
-           for w in re.findall(r"[a-zäöüé]+", phrase.lower())}
-    # The label's own words may already say it ("Total Incl" of "Total Incl. of GST").
-    named = [w for word in line.words[label.start : label.end]
-             for w in re.findall(r"[a-zäöüé]+", word.text.lower())]
-    between = []
-    start = line.words.index(first)
-    for word in line.words[label.end :]:
-        # Up to the amount itself: "Total Excluding GST 15.00" is one phrase.
-        if AMOUNT.fullmatch(word.text):
-            break
-        between += re.findall(r"[a-zäöüé]+", word.text.lower())
-    if any(_FINAL.match(w) for w in named):
-        between = []
-    # "Paid Amount", "Sub Total": the words just before the label qualify it too.
-    between += [w for word in line.words[max(0, label.start - 2) : label.start]
-                for w in re.findall(r"[a-zäöüé]+", word.text.lower())]
-    # One or two letters are OCR noise or a currency ("Total R 31.45").
-    between = [w for w in between
-               if w not in own and not _CURRENCY_WORD.match(w) and len(w) > 2]
-    after = line.words[start:]
-    amounts = sum(bool(AMOUNT.fullmatch(w.text)) for w in after)
-    factor = _SUMMARY_FACTOR if amounts > 1 else 1.0
-    if not between or any(_FINAL.match(w) for w in between):
-        return factor
-    if any(_LESSER.match(w) or _LESSER_STEM.search(w) for w in between):
-        return factor * _LESSER_FACTOR
-    return factor * _UNKNOWN_FACTOR
 
 
 _CAPITAL_CODE = re.compile(r"#?[A-Z]{2,}(?:[-_/.][A-Z0-9]+)+")
@@ -704,24 +602,6 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
                        evidence={"shape": 1.0, "rivals": float(min(len(found) - 1, 3))})
 
 
-# A letter's date after its place: "München, den 01.11.2024", "Paris, le 5 mars 2024".
-_PLACE_DATE = re.compile(rf"[^\W\d_][\w.-]+,\s*(?:den|le|il|el|de)?\s*({DATE.pattern})\s*$",
-                         re.IGNORECASE)
-_LETTER_DATE = 0.6
-
-
-# A title that names the document's number or date: "Handelsrechnung Nr. TX-471102 vom
-# 30.10.2018", "Facture du 11/12/2022", "Invoice #23413561D", "Invoice dated 5 May 2024".
-_TITLE_WORD = r"\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura)\w*\b"
-_TITLE_DATE = re.compile(
-    rf"{_TITLE_WORD}.*?\b(?:vom|du|dated|del|van|of|le|from)\s+({DATE.pattern})",
-    re.IGNORECASE)
-_TITLE_NUMBER = re.compile(
-    rf"{_TITLE_WORD}(?:\s+\S+){{0,3}}?\s*(?:nr\.?|no\.?|n°|nº|number|nummer|#)\s*:?\s*"
-    r"(#?[A-Za-z0-9][\w./-]*\d[\w./-]*)", re.IGNORECASE)
-_TITLED = 0.5
-
-
 def _issue_date(target: dict[str, Any]) -> bool:
     """A date target labelled "Date" among others (an issue date, not a due date)."""
     return _shape(target).kind == "date" and "date" in {
@@ -734,32 +614,6 @@ def _document_number(target: dict[str, Any]) -> bool:
     return _shape(target).kind == "code" and any(
         k.endswith(("number", "no", "#")) and not k.startswith(("receipt", "customer", "order"))
         for k in keys)
-
-
-def _titled(lines: list[Line], pattern: re.Pattern[str]) -> EngineValue | None:
-    """The value a title line names, on the first page."""
-    for line in lines:
-        if line.page != lines[0].page:
-            break
-        match = pattern.search(line.text)
-        if match:
-            text = match.group(1).rstrip(".,;:")
-            return EngineValue(text, _TITLED, evidence={"titled": 1.0})
-    return None
-
-
-def _letter_date(lines: list[Line]) -> EngineValue | None:
-    """The date a letter prints after its place, on the first page."""
-    for line in lines:
-        if line.page != lines[0].page:
-            break
-        match = _PLACE_DATE.search(line.text)
-        if match:
-            words = [w for w in line.words if w.text in match.group(1).split()]
-            ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
-            return EngineValue(match.group(1), round(_LETTER_DATE * ocr, 4),
-                               evidence={"letter_date": 1.0})
-    return None
 
 
 def _spaceless(text: str) -> str:

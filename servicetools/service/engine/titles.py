@@ -1,0 +1,71 @@
+"""Dates and numbers a document states in prose rather than after a label.
+
+A German or French letter dates itself after its place ("München, den 01.11.2024",
+"Paris, le 5 mars 2024"); a title often names the document's number and date
+("Handelsrechnung Nr. TX-471102 vom 30.10.2018", "Facture du 11/12/2022", "Invoice
+#23413561D"). Only the first page is read, and the first such line wins.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from .lines import Line
+from .results import EngineValue
+from .shapes import DATE
+
+__all__ = ["letter_date", "title_date", "title_number"]
+
+# A letter's date after its place: "München, den 01.11.2024", "Paris, le 5 mars 2024".
+_PLACE_DATE = re.compile(rf"[^\W\d_][\w.-]+,\s*(?:den|le|il|el|de)?\s*({DATE.pattern})\s*$",
+                         re.IGNORECASE)
+_LETTER_DATE = 0.6
+
+
+# A title that names the document's number or date: "Handelsrechnung Nr. TX-471102 vom
+# 30.10.2018", "Facture du 11/12/2022", "Invoice #23413561D", "Invoice dated 5 May 2024".
+_TITLE_WORD = r"\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura)\w*\b"
+_TITLE_DATE = re.compile(
+    rf"{_TITLE_WORD}.*?\b(?:vom|du|dated|del|van|of|le|from)\s+({DATE.pattern})",
+    re.IGNORECASE)
+_TITLE_NUMBER = re.compile(
+    rf"{_TITLE_WORD}(?:\s+\S+){{0,3}}?\s*(?:nr\.?|no\.?|n°|nº|number|nummer|#)\s*:?\s*"
+    r"(#?[A-Za-z0-9][\w./-]*\d[\w./-]*)", re.IGNORECASE)
+_TITLED = 0.5
+
+
+def _titled(lines: list[Line], pattern: re.Pattern[str]) -> EngineValue | None:
+    """The value a title line names, on the first page."""
+    for line in lines:
+        if line.page != lines[0].page:
+            break
+        match = pattern.search(line.text)
+        if match:
+            text = match.group(1).rstrip(".,;:")
+            return EngineValue(text, _TITLED, evidence={"titled": 1.0})
+    return None
+
+
+def letter_date(lines: list[Line]) -> EngineValue | None:
+    """The date a letter prints after its place, on the first page."""
+    for line in lines:
+        if line.page != lines[0].page:
+            break
+        match = _PLACE_DATE.search(line.text)
+        if match:
+            words = [w for w in line.words if w.text in match.group(1).split()]
+            ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+            return EngineValue(match.group(1), round(_LETTER_DATE * ocr, 4),
+                               evidence={"letter_date": 1.0})
+    return None
+
+
+def title_date(lines: list[Line]) -> EngineValue | None:
+    """The date a title line names ("Rechnung ... vom 30.10.2018")."""
+    return _titled(lines, _TITLE_DATE)
+
+
+def title_number(lines: list[Line]) -> EngineValue | None:
+    """The number a title line names ("Invoice #23413561D")."""
+    return _titled(lines, _TITLE_NUMBER)
