@@ -334,7 +334,9 @@ def run_case(case: Case, configuration: dict[str, Any], cache: Path | None = Non
                     first.confidence if first else 0.0)
                 by_name[spec.get("name") or spec["id"]] = (
                     first.text if first else "", first.confidence if first else 0.0, raw,
-                    f"{field_kind(spec)}:{_read(document)}",
+                    # How the engine read it, as it told the calibration.
+                    f"{field_kind(spec)}:"
+                    f"{'ocr' if first and first.evidence.get('ocr') else 'text'}",
                     dict(first.evidence) if first else {})
     outcomes = []
     for target, truth in case.truth.items():
@@ -343,11 +345,6 @@ def run_case(case: Case, configuration: dict[str, Any], cache: Path | None = Non
                                 float(confidence), right(got, truth), present(text_lines, truth),
                                 float(raw), kind, evidence))
     return outcomes, len(document.pages)
-
-
-def _read(document: Any) -> str:
-    """How the engine read the document: "ocr" when any page has OCR words (as fields.py)."""
-    return "ocr" if any(w.confidence < 1.0 for p in document.pages for w in p.words) else "text"
 
 
 # -- figures --------------------------------------------------------------------------------

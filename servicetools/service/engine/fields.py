@@ -294,7 +294,7 @@ def _check_sum(targets: list[dict[str, Any]], by_target: dict[str, list[Candidat
     amount still due); the one equal to the subtotal plus the tax is the invoice's.
     Whether the chosen total adds up is kept as evidence for the calibration.
     """
-    roles = {_role(t): str(t.get("id", "")) for t in targets if _role(t)}
+    roles = {role: str(t.get("id", "")) for t in targets if (role := _role(t))}
     if set(roles) != {"subtotal", "tax", "total"}:
         return
     subtotal = parse_amount(result[roles["subtotal"]][0].text)

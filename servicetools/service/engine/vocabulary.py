@@ -16,6 +16,7 @@ Balance`` all name them.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["described_aliases", "translations"]
 
@@ -107,6 +108,13 @@ _MAX_WORDS = 4
 
 def described_aliases(description: str) -> list[str]:
     """Labels a description names: quoted phrases, or an unquoted list after "labelled"."""
+    return list(_described(description))
+
+
+# Every field of every group asks for its aliases, on every document: parse each
+# description once.
+@lru_cache(maxsize=1024)
+def _described(description: str) -> tuple[str, ...]:
     found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(description)]
     unquoted = _QUOTED.sub(" ", description)
     for intro in _INTRO.finditer(unquoted):
@@ -119,4 +127,4 @@ def described_aliases(description: str) -> list[str]:
             if item and len(item.split()) <= _MAX_WORDS and (item[0].isupper() or
                                                               item[0] in "#№"):
                 found.append(item)
-    return found
+    return tuple(found)
