@@ -363,6 +363,17 @@ def ece(pairs: list[tuple[float, bool]], bins: int = 10) -> float:
     return total / len(pairs)
 
 
+def ece_floor(confidences: list[float], runs: int = 200, seed: int = 0) -> float:
+    """The ECE a perfectly calibrated engine would still show on this many values: the
+    mean ECE when each value is right with exactly its stated confidence. On a hundred
+    values the bins hold few values each, and sampling alone gives several hundredths."""
+    import random
+
+    draw = random.Random(seed)
+    return sum(ece([(c, draw.random() < c) for c in confidences])
+               for _ in range(runs)) / runs if confidences else 0.0
+
+
 def brier(pairs: list[tuple[float, bool]]) -> float:
     return sum((c - r) ** 2 for c, r in pairs) / len(pairs) if pairs else 0.0
 

@@ -35,6 +35,7 @@ from ...wire.values import parse_amount
 from .amounts import ROUNDED, after_rounding, qualified, rounded
 from .calibration import calibrated
 from .lines import Line
+from .lookalikes import lookalike_ratio
 from .names import address_below, issuer_name, only_legal_form
 from .pages import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
@@ -47,6 +48,9 @@ _RATE = re.compile(r"\(?\d+(?:[.,]\d+)?\s?%\)?:?")
 # Short labels ("Tax", "Due", "VAT") fuzzily match too many ordinary words.
 _EXACT_BELOW = 5
 _FUZZY_THRESHOLD = 0.9
+# Below this plain similarity even look-alike characters cannot make a label of a phrase
+# (two of five letters misread, "1olal" for "Total", is 0.6).
+_LOOKALIKE_FLOOR = 0.6
 _MAX_CONFIDENCE = 0.97
 # Kinds whose values have a shape that decides: a label's neighbour of another shape is
 # not its value.
@@ -148,6 +152,7 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     for index, line in enumerate(lines):
         keys = [label_key(word.text) for word in line.words]
         starts = _phrase_starts(line)
+        read = any(word.confidence < 1.0 for word in line.words)  # text-layer words are 1.0
         found: list[tuple[Label, int]] = []
         for start in range(len(keys)):
             if not keys[start]:
@@ -167,7 +172,7 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                         continue
                     # "INVOICE: INV-100": with a colon even a title labels a value.
                     colon = line.words[end - 1].text.endswith(":")
-                    score = _label_score(key, phrase, titles=not colon)
+                    score = _label_score(key, phrase, titles=not colon, read=read)
                     if score:
                         translated = (target_id, key) not in own
                         found.append((Label(target_id, key, index, start, end, score,
@@ -193,7 +198,9 @@ def _phrase_starts(line: Line) -> set[int]:
     }
 
 
-def _label_score(key: str, phrase: str, titles: bool = True) -> float:
+def _label_score(key: str, phrase: str, titles: bool = True, read: bool = False) -> float:
+    """1.0 for the label itself, else how close (at least _FUZZY_THRESHOLD) or 0; `read`
+    says the phrase was OCR'd, where look-alike characters ("lotal") count as near."""
     if phrase == key:
         return 1.0
     if titles and phrase in _TITLES:
@@ -201,6 +208,8 @@ def _label_score(key: str, phrase: str, titles: bool = True) -> float:
     if len(key) < _EXACT_BELOW or abs(len(key) - len(phrase)) > 0.25 * len(key):
         return 0.0
     score = fuzz.ratio(key, phrase) / 100
+    if read and _LOOKALIKE_FLOOR <= score < _FUZZY_THRESHOLD:
+        score = lookalike_ratio(key, phrase)
     return score if score >= _FUZZY_THRESHOLD else 0.0
 
 

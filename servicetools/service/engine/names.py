@@ -23,7 +23,7 @@ from .lines import Line
 from .pages import Word
 from .results import EngineValue
 
-__all__ = ["Name", "address_below", "issuer_name", "only_legal_form"]
+__all__ = ["Name", "address_below", "issuer_name", "misread_legal_forms", "only_legal_form"]
 
 # Legal forms of companies, as printed (compared without case).
 _LEGAL_FORM = re.compile(
@@ -35,6 +35,23 @@ _LEGAL_FORM = re.compile(
 )
 # Legal forms OCR glues to the word before: "SINNATHAMBY HOLDINGSSDN. BHD.".
 _GLUED_LEGAL_FORM = re.compile(r"sdn\.?\s?bhd|gmbh", re.IGNORECASE)
+# Malaysian legal forms as OCR misreads them: "SDN EHD", "5dn Bhd", "SDN 3HD", "SDN BH",
+# "C0. (M) BHO", "5/B"; only characters the recogniser confuses are accepted in each place.
+_MISREAD_FORMS = (
+    (re.compile(r"(?<![A-Za-z])[S5$][DdO0][NnMm](?=\.?\s?[BE83][HhNn][DdO0]?(?![A-Za-z]))"),
+     "SDN"),
+    (re.compile(r"(?<=SDN)(?P<gap>\.?\s?)[BE83][HN][DO0]?(?![A-Za-z])", re.IGNORECASE), "BHD"),
+    (re.compile(r"(?<![A-Za-z])C0(?=\.\s?\(M\))"), "CO"),
+    (re.compile(r"(?<=\(M\) )[BE83]H[DO0](?![A-Za-z])"), "BHD"),
+    (re.compile(r"(?<![A-Za-z0-9])[5$]/B(?![A-Za-z])"), "S/B"),
+)
+# Words that introduce the company behind the shop ("Owned By:", "formerly known as",
+# "Licensee of"): the name that follows is not the issuer, nor part of its address.
+_OWNER = re.compile(
+    r"(?:owned|operated|managed|issued)\s*by|formerly\s*known\s*as|(?:licensee|franchisee)\s*of"
+    r"|a\s*(?:member|division|subsidiary|brand)\s*of",
+    re.IGNORECASE,
+)
 _TITLES = re.compile(
     r"^(?:(?:tax|simplified|sales|cash|official|original|duplicate|copy)\s*)*"
     r"(?:invoice|receipt|bill|statement|credit\s*note|quote|quotation|pro\s*forma|facture"
@@ -67,7 +84,7 @@ _NOT_ADDRESS = re.compile(
 # A company registration number on its own line, under the name: "(81109-A)".
 _REGISTRATION = re.compile(r"^\(?\s*(?:co\.?\s*)?[A-Z0-9]{3,}[- ]?[A-Z]?\s*\)?\.?$", re.IGNORECASE)
 # A registration number printed after the name: "GARDENIA BAKERIES (KL) SDN BHD (139386X)".
-_TRAILING_NUMBER = re.compile(r"\s*\(\s*[\w-]*\d[\w-]*\s*\)\s*$")
+_TRAILING_NUMBER = re.compile(r"\s*\(\s*[\w-]*\d[\w -]*\)\s*$")  # "(81109-A)", "(139386 X)"
 _SEPARATORS = re.compile(r"\s+[•·|–—-]\s+|\s*[•·|]\s*")
 _TOP_LINES = 12
 # Every word capitalised ("Maple Hardware", "Blue Door Cafe & Bar"): a name, not a sentence.
@@ -160,10 +177,15 @@ def issuer_name(
                 continue
             text = " ".join(w.text for w in phrase)
             height = statistics.median(w.height for w in phrase)
-            score = _score(text, height, body, index)
+            # A number alone above the name (a till or receipt number) does not make the
+            # name the second line.
+            lettered = sum(any(c.isalpha() for c in lines[i].text) for i in first if i < index)
+            score = _score(text, height, body, lettered)
             if index > first_label and not (_LEGAL_FORM.search(text)
                                             or _GLUED_LEGAL_FORM.search(text)):
                 continue
+            if _OWNER.search(text) or (index > 0 and _OWNER.search(lines[index - 1].text)):
+                continue  # "Owned By:" / "SANYU SUPPLY SDN BHD": the owner, not the shop
             if score > 0 and _sender_line(segments[number + 1 :]):
                 # "Lieferant GmbH · Lieferantenstraße 20 · 80333 München": the sender
                 # line above the recipient's address names the issuer first.
@@ -185,6 +207,8 @@ def issuer_name(
         used.insert(0, index - 1)
     text = _TRAILING_NUMBER.sub("", " ".join(w.text for w in words)).strip()
     ocr = statistics.fmean(w.confidence for w in words)
+    if ocr < 1.0:  # text-layer words are 1.0 and spelled as printed
+        text = misread_legal_forms(text)
     # A legal form or a clearly larger font make the name likely; a plain first line less.
     certainty = _LETTERHEAD_CONFIDENCE if score >= 1.5 else 0.6
     evidence = {"issuer": 1.0, "issuer_score": round(min(score, 4.0), 3),
@@ -204,6 +228,21 @@ def _sender_line(rest: list[list[Word]]) -> bool:
     """Whether the segments after a name on its line are its address."""
     text = " ".join(w.text for phrase in rest[:2] for w in phrase)
     return bool(rest) and bool(_ADDRESS_WORDS.search(text) or _POSTCODE.search(text))
+
+
+def misread_legal_forms(text: str) -> str:
+    """OCR'd legal forms spelled right ("SDN EHD" -> "SDN BHD"), capitalised as printed."""
+    for pattern, spelling in _MISREAD_FORMS:
+
+        def spell(match: re.Match[str], spelling: str = spelling) -> str:
+            gap = match.groupdict().get("gap") or ""
+            printed = match.group()[len(gap):]
+            # "5dn Bhd" is set in title case, "SDN EHD" in capitals.
+            word = spelling.title() if any(c.islower() for c in printed) else spelling
+            return gap + word
+
+        text = pattern.sub(spell, text)
+    return text
 
 
 def only_legal_form(text: str) -> bool:
@@ -251,8 +290,12 @@ def address_below(lines: list[Line], name: Name | None, skip: set[int]) -> Engin
     for index in range(start, min(len(lines), start + _MAX_ADDRESS_LINES + 2)):
         line = lines[index]
         text = line.text.strip()
-        if index in skip or line.page != lines[start].page:
+        if line.page != lines[start].page:
             break
+        if index in skip:
+            if block:
+                break
+            continue  # "(GST Reg No. 0014...)" under the name: labelled, and no address
         if block and line.y0 - block[-1].y1 > 1.5 * block[-1].height:
             break  # a gap: the block has ended
         if not block and name is not None and _compact(text) == _compact(name.value.text):
@@ -260,7 +303,7 @@ def address_below(lines: list[Line], name: Name | None, skip: set[int]) -> Engin
         if (_REGISTRATION.match(text) and any(c.isdigit() for c in text)
                 and not _ADDRESS_WORDS.search(text)):
             continue  # "(81109-A)" under the name, before or inside the address
-        if _NOT_ADDRESS.search(text) or _TITLES.match(text.strip(" :.")):
+        if _NOT_ADDRESS.search(text) or _OWNER.search(text) or _TITLES.match(text.strip(" :.")):
             if block:
                 break
             continue
