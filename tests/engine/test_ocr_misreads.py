@@ -5,8 +5,9 @@ legal forms misread ("SDN EHD", "5dn Bhd", "C0. (M) BHO") are spelled right, in 
 words only; a name introduced by "Owned By:" is the owner, not the issuer; a
 registration number with a space after the name is dropped; a till number alone on the
 first line does not push the name down; a labelled registration line under the name
-does not end the address before it starts. Documents are built word by word here (the
-cases come from scanned receipts of sroie-dev, retyped).
+does not end the address before it starts. On invoices, a totals line that names columns
+is no table header, and a title line of the title and a code gives the number. Documents
+are built word by word here (the cases come from sroie-dev and invoices-dev, retyped).
 """
 
 from typing import Any
@@ -142,3 +143,33 @@ def test_a_labelled_registration_line_under_the_name_does_not_end_the_address(
                              "56000 Kuala Lumpur", "Tel: 03-41424540", "Total 31.45")
     values = field_values(extract_all(document, receipts_config))
     assert values["t-address"] == "No 8, Jalan 7/118B 56000 Kuala Lumpur"
+
+
+# --- invoices: a totals line that names columns, a title with its number -------------------
+
+
+def test_a_totals_line_naming_columns_is_no_table_header(invoices_config: dict[str, Any]) -> None:
+    # "Total ... Price" match the line items' column names, but the line holds amounts:
+    # it closes the table and its total is the invoice's.
+    document = line_document(
+        "NEXGEN", "Invoice Number: 3847193",
+        "Item Code Item Desc. Unit Price Quantity Total",
+        "MA197 STRETCHWRAP ROLL 16.62 5 83.10",
+        "ST4086 BALLPOINT PEN 2.49 10 24.90",
+        "Total Pcs.: 15 Total Price: 108.00")
+    targets = extract_all(document, invoices_config)
+    assert field_values(targets)["t-total"] == "108.00"
+    tables = {cell.table_index for cell in targets["t-line-items"].cells}
+    assert tables == {0}
+
+
+@pytest.mark.parametrize("title", ["Invoice 103767", "FACTURE F-2024-7"])
+def test_a_title_line_of_the_title_and_a_code_gives_the_number(
+    title: str, invoices_config: dict[str, Any],
+) -> None:
+    document = line_document(title, "February 17, 2026", "Adatum Corporation", "Total 5.00")
+    assert field_values(extract_all(document, invoices_config))["t-invoice-number"] == (
+        title.split()[1])
+    # Prose that only mentions an invoice keeps its numbers to itself.
+    prose = line_document("Thank you for the invoice 2024 payment", "Total 5.00")
+    assert field_values(extract_all(prose, invoices_config))["t-invoice-number"] == ""

@@ -28,6 +28,8 @@ _TOTALS = re.compile(
     r"^\s*(sub[\s-]?total|total|grand\s*total|tax|vat|gst|balance|amount\s*due|net\s*amount)\b",
     re.IGNORECASE,
 )
+# An amount with decimals ("293.52", "1.234,50"): a line holding one is no header row.
+_AMOUNT_IN_LINE = re.compile(r"\d[.,]\d{2}(?!\d)")
 # Gaps in units of the line's mean character width / of the row height.
 _PHRASE_GAP = 1.5
 _END_GAP = 2.5
@@ -143,6 +145,10 @@ def find_header(
     `columns` is header_tests(schema), when the caller has it already.
     """
     if len(line.words) < min(2, len(schema)):
+        return None
+    if _AMOUNT_IN_LINE.search(line.text):
+        # "Total Pcs.: 27 Total Price: 293.52" names columns but holds values: a header
+        # row prints names only.
         return None
     memo = {} if memo is None else memo
     columns = header_tests(schema) if columns is None else columns

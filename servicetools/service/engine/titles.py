@@ -31,7 +31,9 @@ _TITLE_DATE = re.compile(
     re.IGNORECASE)
 _TITLE_NUMBER = re.compile(
     rf"{_TITLE_WORD}(?:\s+\S+){{0,3}}?\s*(?:nr\.?|no\.?|n°|nº|number|nummer|#)\s*:?\s*"
-    r"(#?[A-Za-z0-9][\w./-]*\d[\w./-]*)", re.IGNORECASE)
+    r"(#?[A-Za-z0-9][\w./-]*\d[\w./-]*)"
+    # A title line that is the title and a code alone: "Invoice 103767", "FACTURE F-2024-7".
+    rf"|^\s*{_TITLE_WORD}\s+(#?[A-Za-z0-9][\w./-]*\d[\w./-]*)\s*$", re.IGNORECASE)
 _TITLED = 0.5
 
 
@@ -42,7 +44,7 @@ def _titled(lines: list[Line], pattern: re.Pattern[str]) -> EngineValue | None:
             break
         match = pattern.search(line.text)
         if match:
-            text = match.group(1).rstrip(".,;:")
+            text = next(group for group in match.groups() if group).rstrip(".,;:")
             return EngineValue(text, _TITLED, evidence={"titled": 1.0})
     return None
 
