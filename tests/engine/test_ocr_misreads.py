@@ -173,3 +173,11 @@ def test_a_title_line_of_the_title_and_a_code_gives_the_number(
     # Prose that only mentions an invoice keeps its numbers to itself.
     prose = line_document("Thank you for the invoice 2024 payment", "Total 5.00")
     assert field_values(extract_all(prose, invoices_config))["t-invoice-number"] == ""
+
+
+def test_a_german_title_dates_the_invoice_with_von(invoices_config: dict[str, Any]) -> None:
+    document = line_document("Bei Spiel GmbH", "Ecke 12", "Kundennummer: 2",
+                             "Rechnung # RE-20170509/505 von 09.05.2017",
+                             "Leistungsdatum 07.05.2017", "Gesamtbetrag: 571,04 €")
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-invoice-date"] == "09.05.2017"

@@ -27,7 +27,7 @@ _LETTER_DATE = 0.6
 # 30.10.2018", "Facture du 11/12/2022", "Invoice #23413561D", "Invoice dated 5 May 2024".
 _TITLE_WORD = r"\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura)\w*\b"
 _TITLE_DATE = re.compile(
-    rf"{_TITLE_WORD}.*?\b(?:vom|du|dated|del|van|of|le|from)\s+({DATE.pattern})",
+    rf"{_TITLE_WORD}.*?\b(?:vom|von|du|dated|del|van|of|le|from)\s+({DATE.pattern})",
     re.IGNORECASE)
 _TITLE_NUMBER = re.compile(
     rf"{_TITLE_WORD}(?:\s+\S+){{0,3}}?\s*(?:nr\.?|no\.?|n°|nº|number|nummer|#)\s*:?\s*"
