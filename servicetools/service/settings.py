@@ -28,7 +28,10 @@ class Settings:
     allow_private_hosts: bool = False
     max_document_bytes: int = 25 * MIB
     max_pages: int = 50
+    #: An image's pixels, or one PDF page's as drawn at render_dpi (A4 is 2.2 MP at 150).
     max_megapixels: float = 50.0
+    #: All of a PDF's pages as drawn at render_dpi (50 A3 pages are 220 MP).
+    max_document_megapixels: float = 250.0
     hosted_timeout: float = 15.0
     hosted_max_redirects: int = 3
     #: Engine worker processes; the engine is CPU-bound, so one per core.

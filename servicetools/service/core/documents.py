@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 from ...wire.content import PDF, sniff_content_type
 from ...wire.protocol import ErrorCode
@@ -53,7 +54,7 @@ def inspect_document(
             f"content_type is {declared_type!r} but the document's bytes are {content_type!r}.",
             {"declared": declared_type, "detected": content_type},
         )
-    pages = _pdf_pages(data) if content_type == PDF else _image_pages(data, settings)
+    pages = _pdf_pages(data, settings) if content_type == PDF else _image_pages(data, settings)
     if pages > settings.max_pages:
         raise ApiError(
             413,
@@ -64,7 +65,7 @@ def inspect_document(
     return DocumentInfo(content_type, pages)
 
 
-def _pdf_pages(data: bytes) -> int:
+def _pdf_pages(data: bytes, settings: Settings) -> int:
     import pypdfium2 as pdfium
 
     try:
@@ -80,11 +81,43 @@ def _pdf_pages(data: bytes) -> int:
         ) from exc
     try:
         pages = len(pdf)
+        if pages == 0:
+            raise ApiError(400, ErrorCode.INVALID_DOCUMENT, "The PDF has no pages.")
+        if pages <= settings.max_pages:
+            _check_page_sizes(pdf, settings)
     finally:
         pdf.close()
-    if pages == 0:
-        raise ApiError(400, ErrorCode.INVALID_DOCUMENT, "The PDF has no pages.")
     return pages
+
+
+def _check_page_sizes(pdf: Any, settings: Settings) -> None:
+    """The D12 pixel limit for PDFs: each page as the engine will draw it, and in all.
+
+    A PDF's cost is in its pages' size, not its bytes: a 523-byte file can hold a
+    7,200 x 7,200 pt page that draws to 225 megapixels (seconds and gigabytes).
+    """
+    scale = settings.render_dpi / 72
+    total = 0.0
+    for index in range(len(pdf)):
+        width, height = pdf.get_page_size(index)  # points; reads no content
+        megapixels = (width * scale) * (height * scale) / 1e6
+        total += megapixels
+        if megapixels > settings.max_megapixels:
+            raise ApiError(
+                413, ErrorCode.DOCUMENT_TOO_LARGE,
+                f"Page {index + 1} is {width:,.0f} x {height:,.0f} pt: drawn at "
+                f"{settings.render_dpi} dpi it has {megapixels:,.1f} megapixels; the limit is "
+                f"{settings.max_megapixels:g} per page.",
+                {"page": index + 1, "width_pt": round(width, 1), "height_pt": round(height, 1),
+                 "megapixels": round(megapixels, 1), "limit": settings.max_megapixels},
+            )
+    if total > settings.max_document_megapixels:
+        raise ApiError(
+            413, ErrorCode.DOCUMENT_TOO_LARGE,
+            f"The pages drawn at {settings.render_dpi} dpi have {total:,.1f} megapixels in "
+            f"all; the limit is {settings.max_document_megapixels:g} per document.",
+            {"megapixels": round(total, 1), "limit": settings.max_document_megapixels},
+        )
 
 
 def _image_pages(data: bytes, settings: Settings) -> int:
