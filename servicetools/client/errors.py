@@ -16,7 +16,7 @@
         ├── AuthenticationError     401  unauthorized (also 403)
         ├── NotFound                404  not_found
         │   └── ExtractionNotSaved  404  extraction_not_saved
-        ├── Conflict                409
+        ├── Conflict                409  update_conflict
         │   └── ExtractionRunning   409  extraction_running
         ├── ExtractionFailed        409 (result queries) or 422 (trigger_sync)
         │                                extraction_failed; .pipeline_message
@@ -236,6 +236,7 @@ _BY_CODE: dict[str, type[APIError]] = {
     ErrorCode.NOT_FOUND: NotFound,
     ErrorCode.EXTRACTION_NOT_SAVED: ExtractionNotSaved,
     ErrorCode.EXTRACTION_RUNNING: ExtractionRunning,
+    ErrorCode.UPDATE_CONFLICT: Conflict,
     ErrorCode.EXTRACTION_FAILED: ExtractionFailed,
     ErrorCode.EXTRACTION_DATA_DELETED: DataDeleted,
     ErrorCode.DOCUMENT_TOO_LARGE: DocumentTooLarge,

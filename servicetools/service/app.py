@@ -53,6 +53,7 @@ def create_app(settings: Settings) -> FastAPI:
             log.warning("%d extraction(s) interrupted by the last stop were set to error",
                         recovered)
         parts.pipeline.warm_up()
+        parts.pipeline.start_watchdog()
         yield
         parts.pipeline.shutdown()
 

@@ -37,6 +37,10 @@ class Settings:
     #: Engine worker processes; the engine is CPU-bound, so one per core.
     workers: int = field(default_factory=_default_workers)
     render_dpi: int = 150
+    #: Seconds between the watchdog's rounds, and how long an unfinished extraction that
+    #: no worker holds stays quiet before the watchdog ends it in error.
+    watchdog_interval: float = 30.0
+    watchdog_quiet: float = 120.0
     #: A development user created at start with this token (the embedded default).
     dev_user: str = "dev"
     dev_token: str | None = None

@@ -84,6 +84,8 @@ class ErrorCode(StrEnum):
     EXTRACTION_NOT_SAVED = "extraction_not_saved"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     EXTRACTION_RUNNING = "extraction_running"
+    #: Others changed the result each time an update was about to be stored.
+    UPDATE_CONFLICT = "update_conflict"
     EXTRACTION_FAILED = "extraction_failed"
     EXTRACTION_DATA_DELETED = "extraction_data_deleted"
     DOCUMENT_TOO_LARGE = "document_too_large"
@@ -113,6 +115,7 @@ _STATUS_OF: dict[ErrorCode, int] = {
     ErrorCode.EXTRACTION_NOT_SAVED: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
     ErrorCode.EXTRACTION_RUNNING: 409,
+    ErrorCode.UPDATE_CONFLICT: 409,
     ErrorCode.EXTRACTION_DATA_DELETED: 410,
     ErrorCode.DOCUMENT_TOO_LARGE: 413,
     ErrorCode.TOO_MANY_PAGES: 413,

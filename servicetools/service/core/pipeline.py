@@ -32,6 +32,8 @@ log = logging.getLogger("servicetools.service")
 _PARENT_POLL = 0.5  # seconds between a worker's checks that its service still runs
 INTERRUPTED = ("interrupted: the service stopped before this extraction finished; "
                "trigger it again")
+LOST = ("lost: no worker was running this extraction and it made no progress; trigger it "
+        "again")
 
 
 class PipelineFailure(Exception):
@@ -207,6 +209,11 @@ class Pipeline:
         self.settings = settings
         self.store = store
         self._executor = self._new_executor()
+        # Extractions submitted and not yet closed: the watchdog leaves these alone.
+        self._running: set[str] = set()
+        self._guard = threading.Lock()
+        self._stop = threading.Event()
+        self._watchdog: threading.Thread | None = None
 
     def _new_executor(self) -> ProcessPoolExecutor:
         # spawn, not fork: the service process has threads (uvicorn, sqlite, anyio).
@@ -230,6 +237,8 @@ class Pipeline:
             self._executor.submit(_warm_up)
 
     def submit(self, job: Job) -> Future[dict[str, Any]]:
+        with self._guard:
+            self._running.add(job.extraction_id)
         try:
             future = self._executor.submit(run_job, job)
         except BrokenProcessPool:
@@ -240,10 +249,50 @@ class Pipeline:
         return future
 
     def _closed(self, job: Job, future: Future[dict[str, Any]]) -> None:
-        exc = future.exception()
-        if isinstance(exc, BrokenProcessPool):
-            self.store.add_status(job.extraction_id, StatusType.ERROR,
-                                  "the engine process stopped unexpectedly")
+        exc = None if future.cancelled() else future.exception()
+        try:
+            # A PipelineFailure has written its error status already; anything else
+            # (a dead worker, a status write that lost to a held lock) has not.
+            if isinstance(exc, BrokenProcessPool):
+                self.store.add_status(job.extraction_id, StatusType.ERROR,
+                                      "the engine process stopped unexpectedly")
+            elif exc is not None and not isinstance(exc, PipelineFailure):
+                self.store.add_status(job.extraction_id, StatusType.ERROR,
+                                      f"internal error: {type(exc).__name__}: {exc}")
+        except Exception:  # noqa: BLE001  the watchdog closes it later
+            log.exception("could not close extraction %s", job.extraction_id)
+        finally:
+            with self._guard:
+                self._running.discard(job.extraction_id)
+
+    def start_watchdog(self) -> None:
+        """Close extractions nobody works on any more, so none stays unfinished for good.
+
+        Every extraction is submitted when it is accepted and closed by `_closed`; one
+        that is unfinished, not submitted and quiet for `settings.watchdog_quiet`
+        seconds was lost (a status write that failed twice, say) and ends in `error`.
+        """
+        if self._watchdog is None:
+            self._watchdog = threading.Thread(target=self._watch, name="watchdog", daemon=True)
+            self._watchdog.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.settings.watchdog_interval):
+            try:
+                self.close_lost()
+            except Exception:  # noqa: BLE001  a busy database now is no reason to stop
+                log.exception("watchdog round failed")
+
+    def close_lost(self) -> list[str]:
+        """End in `error` the unfinished extractions that no worker holds; their ids."""
+        quiet = self.store.stale_unfinished(self.settings.watchdog_quiet)
+        with self._guard:
+            lost = [i for i in quiet if i not in self._running]
+        for extraction_id in lost:
+            self.store.add_status(extraction_id, StatusType.ERROR, LOST)
+            log.warning("extraction %s was lost and is closed in error", extraction_id)
+        return lost
 
     def shutdown(self) -> None:
+        self._stop.set()
         self._executor.shutdown(wait=False, cancel_futures=True)

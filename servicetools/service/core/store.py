@@ -2,7 +2,8 @@
 
 Engine worker processes open their own `Store` on the same file; SQLite's locking
 serialises their writes. Every change that must be atomic (first fetch with delete,
-updates, a final status with its data) runs in one ``BEGIN IMMEDIATE`` transaction.
+a final status with its data, an update's compare-and-set) runs in one ``BEGIN
+IMMEDIATE`` transaction, and no transaction does anything but read and write rows.
 """
 
 from __future__ import annotations
@@ -322,22 +323,43 @@ class Store:
                 )
             return "present", str(row["data_json"])
 
-    @contextmanager
-    def editing(self, owner_id: str, extraction_id: str) -> Iterator[dict[str, Any] | None]:
-        """Yield the stored data for an atomic read-modify-write; changes are saved on exit."""
+    def snapshot(self, owner_id: str, extraction_id: str) -> tuple[str, str | None] | None:
+        """(data_state, data_json) of an extraction, read without taking the write lock.
+
+        An update checks its values against this copy outside any transaction, then
+        `replace_data` writes the result only if the copy is still what is stored.
+        """
+        row = self._one("SELECT data_state, data_json FROM extractions"
+                        " WHERE extraction_id = ? AND owner_id = ?", extraction_id, owner_id)
+        return (str(row["data_state"]), row["data_json"]) if row else None
+
+    def replace_data(self, owner_id: str, extraction_id: str, before: str, after: str) -> bool:
+        """Store `after` if the stored data is still `before` (compare-and-set); else False.
+
+        The write lock is held for the comparison and the write alone: checking a large
+        update's values inside it held every other writer up for as long (95 s for a
+        million values), status writes of other users' extractions included.
+        """
         with self._tx() as db:
             row = db.execute(
                 "SELECT data_state, data_json FROM extractions"
-                " WHERE extraction_id = ? AND owner_id = ?",
-                (extraction_id, owner_id),
+                " WHERE extraction_id = ? AND owner_id = ?", (extraction_id, owner_id),
             ).fetchone()
-            data = json.loads(row["data_json"]) if row and row["data_state"] == "present" else None
-            yield data
-            if data is not None:
-                db.execute(
-                    "UPDATE extractions SET data_json = ? WHERE extraction_id = ?",
-                    (json.dumps(data), extraction_id),
-                )
+            if row is None or row["data_state"] != "present" or row["data_json"] != before:
+                return False
+            db.execute("UPDATE extractions SET data_json = ? WHERE extraction_id = ?",
+                       (after, extraction_id))
+            return True
+
+    def stale_unfinished(self, quiet_for: float) -> list[str]:
+        """Unfinished extractions whose latest status is older than `quiet_for` seconds."""
+        rows = self._conn().execute(
+            "SELECT s.extraction_id FROM statuses s WHERE s.seq = (SELECT MAX(seq)"
+            " FROM statuses t WHERE t.extraction_id = s.extraction_id)"
+            " AND s.status_type NOT IN ('ended', 'error') AND s.ts < ?",
+            (time.time() - quiet_for,),
+        ).fetchall()
+        return [r["extraction_id"] for r in rows]
 
     def unfinished(self) -> list[str]:
         """Extractions whose latest status is not final (running when the service stopped)."""
@@ -353,6 +375,7 @@ class Store:
 #: it for about 50 microseconds. Then SQLite's own busy handler waits the rest.
 _LOCK_PAUSES = (0.0001, 0.0002, 0.0005, 0.001, 0.002) + (0.005,) * 100
 _BUSY_TIMEOUT_MS = 30_000
+_BUSY_ATTEMPTS = 3
 
 
 def _begin_immediate(conn: sqlite3.Connection) -> None:
@@ -372,12 +395,24 @@ def _begin_immediate(conn: sqlite3.Connection) -> None:
                 conn.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
+                if not _locked(exc):
                     raise
             time.sleep(pause)
     finally:
         conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-    conn.execute("BEGIN IMMEDIATE")
+    # Then the busy handler, more than once: a status write that gives up leaves an
+    # extraction unfinished, so a write waits out even a long lock, within a bound.
+    for attempt in range(_BUSY_ATTEMPTS):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if attempt == _BUSY_ATTEMPTS - 1 or not _locked(exc):
+                raise
+
+
+def _locked(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 def _insert_status(

@@ -38,6 +38,8 @@ router = APIRouter(prefix="/extraction", tags=["extraction"])
 
 _DOCUMENT_FIELD = {"raw": "document_raw_data", "hosted": "document_host_url",
                    "service": "document_storage_id"}
+# Compare-and-set rounds of one update before it gives way to the others (409).
+_UPDATE_ATTEMPTS = 5
 _EXTENSIONS = {"application/pdf": ".pdf", "image/png": ".png", "image/jpeg": ".jpg"}
 
 
@@ -291,11 +293,20 @@ async def update_results(request: Request, user: CurrentUser) -> Any:
     p = parts(request)
 
     def update() -> dict[str, Any]:
-        _readable(p, user, body["extraction_id"])
-        with p.store.editing(user.id, body["extraction_id"]) as data:
-            if data is None:
-                raise _deleted(body["extraction_id"])
+        extraction_id = body["extraction_id"]
+        _readable(p, user, extraction_id)
+        # The values are checked and the new data written out without the write lock;
+        # it is taken only to store them, if nobody changed the data in between.
+        for _ in range(_UPDATE_ATTEMPTS):
+            stored = p.store.snapshot(user.id, extraction_id)
+            if stored is None or stored[0] != "present" or stored[1] is None:
+                raise _deleted(extraction_id)
+            data = json.loads(stored[1])
             apply_updates(data, body["updates"])
-            return data
+            if p.store.replace_data(user.id, extraction_id, stored[1], json.dumps(data)):
+                return data
+        raise ApiError(409, ErrorCode.UPDATE_CONFLICT,
+                       f"Extraction {extraction_id!r} was changed by {_UPDATE_ATTEMPTS} other "
+                       "updates while this one was checked; send it again.")
 
     return _present(await run_in_threadpool(update), schema_output)
