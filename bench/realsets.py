@@ -499,16 +499,21 @@ def fold_of(document: str, folds: int) -> int:
     return int(hashlib.sha256(document.encode()).hexdigest(), 16) % folds
 
 
-def cross_validated(outcomes: list[Outcome], folds: int = 5, method: str = "isotonic"
-                    ) -> list[Outcome]:
-    """Outcomes whose confidence comes from a map fitted without their own documents."""
+def cross_validated(outcomes: list[Outcome], folds: int = 5, method: str = "isotonic",
+                    fit_on: set[str] | None = None) -> list[Outcome]:
+    """Outcomes whose confidence comes from a map fitted without their own documents.
+
+    `fit_on` names the sets the maps are fitted on (all when None); the others are
+    only scored, as a set the shipped map never saw.
+    """
     from dataclasses import replace
 
     from servicetools.service.engine.calibration import calibrated
 
     held = []
     for fold in range(folds):
-        train = [o for o in outcomes if fold_of(o.set + o.document, folds) != fold]
+        train = [o for o in outcomes if fold_of(o.set + o.document, folds) != fold
+                 and (fit_on is None or o.set in fit_on)]
         table = fit_map(train, method)
         for o in outcomes:
             if fold_of(o.set + o.document, folds) == fold:
