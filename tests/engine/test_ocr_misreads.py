@@ -1,4 +1,4 @@
-"""Fields of OCR'd receipts as the recogniser misreads them, and the company behind a shop.
+"""Fields of real receipts and invoices: OCR misreads, the company behind a shop, letters.
 
 Labels read with look-alike characters ("lotal" for "Total") still label; Malaysian
 legal forms misread ("SDN EHD", "5dn Bhd", "C0. (M) BHO") are spelled right, in OCR'd
@@ -6,7 +6,8 @@ words only; a name introduced by "Owned By:" is the owner, not the issuer; a
 registration number with a space after the name is dropped; a till number alone on the
 first line does not push the name down; a labelled registration line under the name
 does not end the address before it starts. On invoices, a totals line that names columns
-is no table header, and a title line of the title and a code gives the number. Documents
+is no table header, a title line of the title and a code gives the number, the addressee
+under a letter's sender line is the customer, and "SHIP TO" is nobody's name. Documents
 are built word by word here (the cases come from sroie-dev and invoices-dev, retyped).
 """
 
@@ -18,7 +19,7 @@ from servicetools.service.engine import Document, Page, Word
 from servicetools.service.engine.lookalikes import lookalike_ratio
 from servicetools.service.engine.names import misread_legal_forms
 
-from .test_fields import extract_all, field_values, line_document
+from .test_fields import extract_all, field_values, line_document, placed
 
 # What the recogniser reports for a clear word; text-layer words are 1.0.
 _READ = 0.93
@@ -181,3 +182,34 @@ def test_a_german_title_dates_the_invoice_with_von(invoices_config: dict[str, An
                              "Leistungsdatum 07.05.2017", "Gesamtbetrag: 571,04 €")
     values = field_values(extract_all(document, invoices_config))
     assert values["t-invoice-date"] == "09.05.2017"
+
+
+# --- the customer: under a letter's sender line, never a block's heading ----------------------
+
+
+@pytest.mark.parametrize(
+    "sender",
+    ["Kraxi GmbH · Flugzeugallee 17 · 12345 Papierfeld",
+     "Alphabet, Lilienthalallee 26, 80786 München"],
+    ids=["dots", "commas"],
+)
+def test_the_addressee_under_the_sender_line_is_the_customer(
+    sender: str, invoices_config: dict[str, Any],
+) -> None:
+    document = line_document("Kraxi GmbH", "Flugzeugallee 17", (sender, 0.05), "www.kraxi.com",
+                             "Papierflieger-Vertriebs-GmbH", "Rabattstr. 25", "34567 Osterhausen",
+                             "Rechnung Nr. 2015738820", "Gesamtbetrag: 80,00 €")
+    customer = extract_all(document, invoices_config)["t-customer"].values[0]
+    assert customer.text == "Papierflieger-Vertriebs-GmbH"
+    assert customer.evidence["recipient"] == 1.0
+    # Without the sender line nothing says which block is the customer's.
+    plain = line_document("Kraxi GmbH", "Flugzeugallee 17", "Papierflieger-Vertriebs-GmbH",
+                          "Rabattstr. 25", "Gesamtbetrag: 80,00 €")
+    assert field_values(extract_all(plain, invoices_config))["t-customer"] == ""
+
+
+def test_the_next_blocks_heading_is_no_customer(invoices_config: dict[str, Any]) -> None:
+    document = placed(("BILL TO", 0.05, 0.10), ("SHIP TO", 0.45, 0.10),
+                      ("John Smith", 0.05, 0.13), ("Jane Smith", 0.45, 0.13),
+                      ("Total: 10.00", 0.05, 0.30))
+    assert field_values(extract_all(document, invoices_config))["t-customer"] == "John Smith"

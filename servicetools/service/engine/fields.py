@@ -36,13 +36,16 @@ from .amounts import ROUNDED, after_rounding, qualified, rounded
 from .calibration import calibrated
 from .lines import Line
 from .lookalikes import lookalike_ratio
-from .names import address_below, issuer_name, only_legal_form
+from .names import address_below, issuer_name, only_legal_form, recipient_name
 from .pages import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
 from .shapes import AMOUNT, Shape, shape_of, validates
 from .titles import letter_date, title_date, title_number
-from .vocabulary import described_aliases, translations
+from .vocabulary import block_headings, described_aliases, translations
 
+# Labels that make a target the customer, whatever else it is called.
+_CUSTOMER_KEYS = frozenset({"customer", "billto", "billedto", "soldto", "buyer", "client",
+                            "kunde", "recipient", "invoiceto"})
 _LABEL_CHARS = re.compile(r"[^0-9a-zäöüßéèêàâçôûîïëœáíóúñìòù°º#]+")
 _RATE = re.compile(r"\(?\d+(?:[.,]\d+)?\s?%\)?:?")
 # Short labels ("Tax", "Due", "VAT") fuzzily match too many ordinary words.
@@ -264,6 +267,9 @@ def extract_fields(
         elif at_top and _wants_top(target) and issuer is not None:
             result[target_id] = [EngineValue(issuer.value.text, issuer.value.confidence,
                                              evidence=dict(issuer.value.evidence))]
+        elif at_top and _wants_recipient(target) and (
+                recipient := recipient_name(lines)):
+            result[target_id] = [recipient]
         elif _issue_date(target) and (dated := letter_date(lines) or title_date(lines)):
             result[target_id] = [dated]
         elif _document_number(target) and (number := title_number(lines)):
@@ -344,6 +350,8 @@ def _candidate(
     line = label.line
     placement = 1.0
     words = _pick(_right_of(lines[label.line], label, covered, shape.kind == "amount"), shape)
+    if words and label_key(" ".join(w.text for w in words)) in block_headings():
+        words = []  # "BILL TO   SHIP TO": the next block's heading, the name is below
     if not words or not _has_shape(words, shape):
         # Nothing right of the label, or nothing of the value's shape ("Due Date Payment
         # Terms" over "March 3, 2026 ..."): a row of headings over their values.
@@ -369,6 +377,8 @@ def _candidate(
         return None
     if shape.kind in _STRICT and not shape.fits(text) and not shape.fits(_respace(text)):
         return None  # a date is never "Corporation", an amount never "Cust. Sig."
+    if shape.pattern is None and label_key(text) in block_headings():
+        return None  # "Warenempfänger" under "Kunde": a heading, not the customer
     if shape.pattern is None and only_legal_form(text):
         return None  # "Kunde AG": the label took the name, "AG" alone is no value
     if shape.kind == "code" and " / " in text:
@@ -647,6 +657,12 @@ def _wants_address(target: dict[str, Any]) -> bool:
     """Free text named or described as an address."""
     text = f"{target.get('name')} {target.get('description')}"
     return _shape(target).pattern is None and bool(_ADDRESS.search(text))
+
+
+def _wants_recipient(target: dict[str, Any]) -> bool:
+    """Free text labelled as the customer (the addressee of a letter's window)."""
+    keys = {label_key(alias) for alias in own_aliases(target)}
+    return _shape(target).pattern is None and bool(keys & _CUSTOMER_KEYS)
 
 
 def _wants_top(target: dict[str, Any]) -> bool:

@@ -23,7 +23,10 @@ from .lines import Line
 from .pages import Word
 from .results import EngineValue
 
-__all__ = ["Name", "address_below", "issuer_name", "misread_legal_forms", "only_legal_form"]
+__all__ = [
+    "Name", "address_below", "issuer_name", "misread_legal_forms", "only_legal_form",
+    "recipient_name",
+]
 
 # Legal forms of companies, as printed (compared without case).
 _LEGAL_FORM = re.compile(
@@ -87,6 +90,10 @@ _REGISTRATION = re.compile(r"^\(?\s*(?:co\.?\s*)?[A-Z0-9]{3,}[- ]?[A-Z]?\s*\)?\.
 _TRAILING_NUMBER = re.compile(r"\s*\(\s*[\w-]*\d[\w -]*\)\s*$")  # "(81109-A)", "(139386 X)"
 _SEPARATORS = re.compile(r"\s+[•·|–—-]\s+|\s*[•·|]\s*")
 _TOP_LINES = 12
+_RECIPIENT = 0.6
+_RECIPIENT_REACH = 3  # lines under the sender line where the addressee's name may start
+# Contact details of the column beside the address window.
+_CONTACT = re.compile(r"@|www\.|https?:|\b(?:tel|fax|phone|fon)\b", re.IGNORECASE)
 # Every word capitalised ("Maple Hardware", "Blue Door Cafe & Bar"): a name, not a sentence.
 _TITLE_CASE = re.compile(r"(?:[A-ZÄÖÜ0-9][\w'.-]*|&|and|of|de|du|la|le|van|von|der)"
                          r"(?:\s+(?:[A-ZÄÖÜ0-9][\w'.-]*|&|and|of|de|du|la|le|van|von|der))*")
@@ -222,6 +229,47 @@ def issuer_name(
 _JOINERS = re.compile(r"(?:&|\band|-|,)$", re.IGNORECASE)
 _ONLY_LEGAL_FORM = re.compile(rf"^(?:\(?m\)\s*|{_LEGAL_FORM.pattern}[\s.,()]*)+$",
                               re.IGNORECASE)
+
+
+# Words a window envelope's address may start with before the name ("Firma", "Herrn").
+_SALUTATION = re.compile(r"^(?:firma|herrn?|frau|monsieur|madame|m\.|mme|mr\.?|mrs\.?|ms\.?)\s+",
+                         re.IGNORECASE)
+
+
+def recipient_name(lines: list[Line]) -> EngineValue | None:
+    """The addressee under a letter's sender line (the window of a German or French
+    invoice: "Lieferant GmbH · Weg 5 · 80333 München" or "Alphabet, Weg 5, 80333 München"
+    over "Kunde AG", its street...).
+
+    A line opening with a label is passed over, as are the web and mail lines of the
+    column beside the window.
+    """
+    top = [i for i, line in enumerate(lines[:_TOP_LINES + 4]) if line.page == lines[0].page]
+    for index in top[:-1]:
+        if not _is_sender_line(lines[index]):
+            continue
+        for following in range(index + 1, min(index + 1 + _RECIPIENT_REACH, len(lines))):
+            phrase = _segments(lines[following])[0]
+            text = _SALUTATION.sub("", " ".join(w.text for w in phrase)).strip()
+            if ":" in text or _CONTACT.search(text):
+                continue  # "Debitorennummer: 63/..." or "www.kraxi.com" beside the window
+            letters = sum(c.isalpha() for c in text)
+            if letters < 2 or _ADDRESS_WORDS.search(text) or _POSTCODE.search(text):
+                return None
+            ocr = statistics.fmean(w.confidence for w in phrase)
+            return EngineValue(text, round(_RECIPIENT * ocr, 4), evidence={"recipient": 1.0})
+        return None
+    return None
+
+
+def _is_sender_line(line: Line) -> bool:
+    """A name, then its street and postcode, on one small line above the window."""
+    segments = _segments(line)
+    if len(segments) >= 2 and _LEGAL_FORM.search(" ".join(w.text for w in segments[0])):
+        return _sender_line(segments[1:])
+    parts = [p.strip() for p in line.text.split(",")]
+    return len(parts) >= 3 and bool(_POSTCODE.search(parts[-1])) and not any(
+        c.isdigit() for c in parts[0])
 
 
 def _sender_line(rest: list[list[Word]]) -> bool:

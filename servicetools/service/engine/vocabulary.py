@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["described_aliases", "translations"]
+__all__ = ["block_headings", "described_aliases", "translations"]
 
 _INVOICE_NUMBER = (
     "Rechnungsnummer", "Rechnungs-Nr", "Rechnung Nr", "Rechnungsnr", "Belegnummer",
@@ -69,6 +69,13 @@ _CUSTOMER = (
     "Kunde", "Rechnungsempfänger", "Empfänger", "Client", "Facturé à", "Destinataire",
     "Klant", "Cliente", "Facturar a", "Destinatario",
 )
+# Headings of the address blocks beside the buyer's and seller's: never a name's value.
+_BLOCK_HEADINGS = (
+    "Ship To", "Shipped To", "Deliver To", "Delivery Address", "Remit To", "Sold To",
+    "Bill To", "Billed To", "Invoice To", "Lieferadresse", "Lieferanschrift", "Warenempfänger",
+    "Rechnungsadresse", "Rechnungsempfänger", "Adresse de livraison", "Livré à", "Facturé à",
+    "Afleveradres", "Factuuradres", "Dirección de envío", "Indirizzo di spedizione",
+)
 _ADDRESS = ("Adresse", "Anschrift", "Adres", "Dirección", "Indirizzo")
 _RECEIPT_NUMBER = ("Bon-Nr", "Bonnummer", "Beleg-Nr", "Ticket n°", "N° de ticket",
                    "Bonnr", "Ticket nº", "Scontrino n")
@@ -88,6 +95,12 @@ _TABLE: dict[str, tuple[str, ...]] = {
     "address": _ADDRESS,
     "receiptnumber": _RECEIPT_NUMBER, "receiptno": _RECEIPT_NUMBER,
 }
+
+
+@lru_cache(maxsize=1)
+def block_headings() -> frozenset[str]:
+    """The address-block headings, lower case without spaces or punctuation."""
+    return frozenset(re.sub(r"[\W_]+", "", h.lower()) for h in _BLOCK_HEADINGS)
 
 
 def translations(key: str) -> tuple[str, ...]:
