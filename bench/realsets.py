@@ -477,6 +477,9 @@ def fit_map(outcomes: list[Outcome], method: str = "isotonic") -> dict[str, Any]
     return table
 
 
+_C = 0.1
+
+
 def _logistic(found: list[Outcome]) -> dict[str, Any]:
     """A logistic model of P(right) over the raw score's log-odds and the evidence."""
     from sklearn.feature_extraction import DictVectorizer
@@ -486,7 +489,9 @@ def _logistic(found: list[Outcome]) -> dict[str, Any]:
 
     vectorizer = DictVectorizer(sparse=False)
     x = vectorizer.fit_transform([features(o.raw, o.evidence) for o in found])
-    model = LogisticRegression(C=1.0, max_iter=2000)
+    # Strong regularisation: a few hundred values and some thirty features. C was chosen
+    # by the 5-fold Brier score over 0.01-3 (0.1 and 0.03 were best, within 0.001).
+    model = LogisticRegression(C=_C, max_iter=2000)
     model.fit(x, [o.right for o in found])
     names = vectorizer.get_feature_names_out()
     return {"intercept": round(float(model.intercept_[0]), 5),
