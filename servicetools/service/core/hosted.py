@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 import time
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -69,14 +70,74 @@ def _non_public(address: str) -> str | None:
     return None
 
 
-class _PeerChecked:
+class _Deadline:
+    """The whole download's time limit: when it is up, every socket the download opened
+    is shut down, which ends a read blocked on a server that sends a byte now and then.
+
+    requests' timeout bounds each wait for the socket, and a chunk read waits for its
+    64 KiB: a server trickling a byte each half second held a worker for minutes.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        _current.deadline = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        _current.deadline = None
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)  # wakes a recv blocked in another thread; close does not
+    except OSError:
+        pass  # already closed
+
+
+# The deadline of the download running in this thread (a worker runs one at a time).
+_current = threading.local()
+
+
+class _Watched:
+    """Mixed into urllib3's connections: each new socket is put under the deadline."""
+
+    def _new_conn(self) -> socket.socket:
+        sock: socket.socket = super()._new_conn()  # type: ignore[misc]
+        deadline: _Deadline | None = getattr(_current, "deadline", None)
+        if deadline is not None:
+            deadline.watch(sock)
+        return sock
+
+
+class _PeerChecked(_Watched):
     """Mixed into urllib3's connections: the connected socket's peer must be public."""
 
     host: str
     port: int
 
     def _new_conn(self) -> socket.socket:
-        sock: socket.socket = super()._new_conn()  # type: ignore[misc]
+        sock: socket.socket = super()._new_conn()
         peer, port = sock.getpeername()[:2]
         refused = _refused_peer(str(peer), int(port))
         if refused:
@@ -96,39 +157,65 @@ class _CheckedHTTPSConnection(_PeerChecked, HTTPSConnection):
     pass
 
 
-class _CheckedHTTPPool(HTTPConnectionPool):
-    ConnectionCls = _CheckedHTTPConnection
+class _WatchedHTTPConnection(_Watched, HTTPConnection):
+    pass
 
 
-class _CheckedHTTPSPool(HTTPSConnectionPool):
-    ConnectionCls = _CheckedHTTPSConnection
+class _WatchedHTTPSConnection(_Watched, HTTPSConnection):
+    pass
 
 
-class _PublicOnlyAdapter(HTTPAdapter):
-    """requests' adapter whose connection pools check every connection's peer."""
+def _pool(base: type[HTTPConnectionPool], connection: type[HTTPConnection]
+          ) -> type[HTTPConnectionPool]:
+    return type(f"{connection.__name__}Pool", (base,), {"ConnectionCls": connection})
+
+
+class _GuardedAdapter(HTTPAdapter):
+    """requests' adapter whose connections are under the deadline and, unless private
+    hosts are allowed, checked for a public peer."""
+
+    def __init__(self, public_only: bool) -> None:
+        self.public_only = public_only
+        super().__init__()
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
+        plain: type[HTTPConnection]
+        secure: type[HTTPSConnection]
+        if self.public_only:
+            plain, secure = _CheckedHTTPConnection, _CheckedHTTPSConnection
+        else:
+            plain, secure = _WatchedHTTPConnection, _WatchedHTTPSConnection
         self.poolmanager.pool_classes_by_scheme = {
-            "http": _CheckedHTTPPool, "https": _CheckedHTTPSPool}
+            "http": _pool(HTTPConnectionPool, plain), "https": _pool(HTTPSConnectionPool, secure)}
 
 
 def _session(settings: Settings) -> requests.Session:
     session = requests.Session()
     session.trust_env = False  # a proxy from the environment would bypass the address guard
-    if not settings.allow_private_hosts:
-        adapter = _PublicOnlyAdapter()
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
+    adapter = _GuardedAdapter(public_only=not settings.allow_private_hosts)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
     return session
 
 
 def download(url: str, settings: Settings) -> tuple[bytes, str]:
-    """Fetch ``url``; return the bytes and a file name taken from the final URL's path."""
+    """Fetch ``url`` within `settings.hosted_timeout` seconds in all (connecting, every
+    redirect, headers and body); return the bytes and a file name from the final URL."""
+    with _Deadline(settings.hosted_timeout) as deadline:
+        try:
+            return _download(url, settings, deadline)
+        except DownloadError:
+            if deadline.expired:
+                raise DownloadError(f"downloading {url!r} took longer than "
+                                    f"{settings.hosted_timeout:g} s") from None
+            raise
+
+
+def _download(url: str, settings: Settings, limit: _Deadline) -> tuple[bytes, str]:
     session = _session(settings)
     current = url
-    # requests' timeout bounds each socket wait, not the whole download (D14: 15 s in all).
-    deadline = time.monotonic() + settings.hosted_timeout
+    deadline = time.monotonic() + limit.seconds
     for _hop in range(settings.hosted_max_redirects + 1):
         check_url(current)
         parts = urlsplit(current)
