@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-wheel e2e bench bench-accuracy train serve lint clean
+.PHONY: demo test test-wheel e2e bench bench-accuracy bench-tables train serve lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,11 +33,16 @@ e2e: $(STAMP)
 
 # accuracy.py runs OCR over a 200-document dev set (minutes): it has its own target.
 bench: $(STAMP)
-	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/train.py|bench/realsets.py) continue;; esac; \
+	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/train.py|bench/realsets.py|bench/tables.py|bench/icdar.py) continue;; esac; \
 		echo "== $$b"; $(PY) $$b || exit 1; done
 
 bench-accuracy: $(STAMP)
 	$(PY) bench/accuracy.py
+
+# Tables on the ICDAR 2013 dev set (DEV_DATA/icdar2013-dev): the engine beside
+# pdfplumber and camelot's four flavours, same documents, same measure (about 2 min).
+bench-tables: $(STAMP)
+	$(PY) bench/tables.py --root $(DEV_DATA)/icdar2013-dev
 
 # Fits the engine's confidence calibration (engine/calibration.json) from the real dev
 # sets under $(DEV_DATA) and the bundled sample; minutes, most of it OCR (cached).

@@ -34,7 +34,8 @@ __all__ = ["EXTRAS", "MissingExtra", "load", "require", "require_all"]
 #: distribution names); a test checks them against pyproject.toml.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "service": ("fastapi", "starlette", "uvicorn", "multipart", "pypdfium2", "pdfplumber",
-                "rapidocr_onnxruntime", "rapidfuzz", "jmespath", "PIL", "numpy", "isal"),
+                "rapidocr_onnxruntime", "rapidfuzz", "jmespath", "PIL", "numpy", "isal",
+                "camelot"),
     "plots": ("matplotlib",),
     "widgets": ("ipywidgets", "pypdfium2", "PIL"),
     "datagen": ("reportlab", "pypdfium2", "PIL", "numpy"),

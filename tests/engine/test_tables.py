@@ -140,15 +140,15 @@ def test_header_cells_matching_two_columns_get_the_best_one_to_one_assignment(
 
 
 def test_assignment_prefers_more_columns_then_the_more_specific_cells() -> None:
-    from servicetools.service.engine.tables import _assign
+    from servicetools.service.engine.tables import assign
 
     # Three columns either way; then columns left to right in schema order.
-    assert _assign([[0, 1], [0], [1, 2], [2]]) == {1: 0, 2: 1, 3: 2}
+    assert assign([[0, 1], [0], [1, 2], [2]]) == {1: 0, 2: 1, 3: 2}
     # The cell matching one column only is the surer header of it.
-    assert _assign([[0, 1], [1]]) == {0: 0, 1: 1}
-    assert _assign([[1, 2], [1], [0]]) == {0: 2, 1: 1, 2: 0}
-    assert _assign([[1], [1], [], [3]]) == {0: 1, 3: 3}
-    assert _assign([[], []]) == {}
+    assert assign([[0, 1], [1]]) == {0: 0, 1: 1}
+    assert assign([[1, 2], [1], [0]]) == {0: 2, 1: 1, 2: 0}
+    assert assign([[1], [1], [], [3]]) == {0: 1, 3: 3}
+    assert assign([[], []]) == {}
 
 
 def test_prepared_header_tests_agree_with_header_trees(invoices_config: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from .candidates import judged_cells
 from .fields import extract_fields
 from .lines import area_lines
 from .pages import Document
@@ -60,7 +61,13 @@ def extract_group(
     for target in configuration.get("extraction_targets", []):
         if target.get("type") == "table":
             target_id = str(target.get("id", ""))
-            tables[target_id] = extract_table(lines, target, headers[target_id], covered)
+            own = extract_table(lines, target, headers[target_id], covered)
+            # Found tables are whole pages' tables: they answer only a search of them all.
+            rivals = [t for t in configuration.get("extraction_targets", [])
+                      if t.get("type") == "table" and t is not target]
+            judged = (judged_cells(document, target, rivals)
+                      if group.search_area == "all" else [])
+            tables[target_id] = judged or own
     covered.update(i for bands in headers.values() for i, b in enumerate(bands) if b is not None)
     values = (
         extract_fields(

@@ -61,6 +61,8 @@ class Page:
 class Document:
     content_type: str
     pages: list[Page]
+    # The PDF itself, for the table finders that read it (candidates.py); b"" for images.
+    source: bytes = field(default=b"", repr=False, compare=False)
 
     def text(self) -> str:
         """The words of all pages, line by line in reading order; pages apart by a blank line."""
@@ -83,7 +85,7 @@ class DocumentError(Exception):
 def load_document(data: bytes, content_type: str, *, dpi: int = 150) -> Document:
     """Render every page to PNG and find its words (text layer, else OCR)."""
     if content_type == PDF:
-        return Document(content_type, _load_pdf(data, dpi))
+        return Document(content_type, _load_pdf(data, dpi), data)
     if content_type in IMAGE_TYPES:
         return Document(content_type, [_load_image(data)])
     raise DocumentError(

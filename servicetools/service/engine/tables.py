@@ -61,6 +61,11 @@ class Header:
     height: float
 
 
+def closes_items(text: str) -> bool:
+    """Whether a line (or a row's first cell) starting so closes the line items."""
+    return bool(_TOTALS.match(text))
+
+
 def phrases(line: Line) -> list[list[Word]]:
     """The line's words split at gaps wider than a character or two."""
     chars = sum(len(w.text) for w in line.words)
@@ -157,7 +162,7 @@ def find_header(
     ]
     groups = [words for words, _ in segments]
     options = [found for _, found in segments]
-    assigned = _assign(options)
+    assigned = assign(options)
     if len(assigned) < min(2, len(schema)):
         return None
     bands = []
@@ -170,7 +175,7 @@ def find_header(
     return bands
 
 
-def _assign(options: list[list[int]]) -> dict[int, int]:
+def assign(options: list[list[int]]) -> dict[int, int]:
     """The best one-to-one assignment of header cells (by index) to schema columns.
 
     Best is, in turn: the most columns assigned; the most specific cells (a cell that

@@ -1,0 +1,263 @@
+"""Tables found by camelot on text-layer pages, judged by the target's header schema.
+
+camelot's "network" finder reads tables from a PDF's text layer, ruled or not, and on
+the ICDAR 2013 tables it finds the cells far better than a reader of header bands
+(bench/tables.py). It does not know which table the configuration means, nor which
+of its rows are headings: the configuration judges. A found table is the target's
+when a row near its top names the schema's columns (its header tree, else its name,
+compared without spaces or case); the columns are mapped one-to-one by those names
+(and in order between them for columns without a name); the rows under the header
+row are the table's. Every found table that is judged the target's is one of its
+tables, so a table continued on the next page under its repeated header is two.
+
+camelot is an optional part of the service: without it, or on a page it cannot read,
+the engine's own header-band reader (tables.py) is the only one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import tempfile
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from ...wire.values import parse_number
+from .pages import Document
+from .results import EngineCell
+from .shapes import header_test, validates
+from .tables import assign, closes_items
+
+__all__ = ["Found", "found_tables", "judged_cells"]
+
+log = logging.getLogger("servicetools.service")
+
+# The header row is among the first rows of a found table (a title, a group heading or
+# an invoice's address blocks may stand above it), and a heading spans a few rows.
+_HEADER_ROWS = 12
+_STACKED = 5
+_NAME_MATCH = 85
+# Of the schema's named columns, at least this share must be found in the header row.
+_MIN_SHARE = 0.5
+# Found tables headed nearly as well as the best one are the target's too (a table
+# continued on the next page); the others are tables that share some headings.
+_SHARE_MARGIN = 0.1
+_SPACE = re.compile(r"\s+")
+# Confidence of a cell of a judged table: the share of the schema's names found in the
+# header, times this, times 0.7 for a value its column's rules refuse.
+_JUDGED = 0.9
+_INVALID = 0.7
+
+
+@dataclass(frozen=True)
+class Found:
+    """A table as a finder read it: its page and its rows of cell texts."""
+
+    page: int
+    rows: tuple[tuple[str, ...], ...]
+
+
+def found_tables(document: Document) -> list[Found]:
+    """camelot's tables of every text-layer page of a PDF (computed once per document)."""
+    cached: list[Found] | None = document.__dict__.get("_found_tables")
+    if cached is None:
+        cached = _camelot(document) if document.source else []
+        document.__dict__["_found_tables"] = cached
+    return cached
+
+
+def _camelot(document: Document) -> list[Found]:
+    pages = [p.number for p in document.pages if p.source == "text" and p.words]
+    if not pages:
+        return []
+    try:
+        import camelot
+    except ImportError:
+        return []
+    try:
+        with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
+            file.write(document.source)
+            file.flush()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "No tables found on page-2", and the like
+                tables = camelot.read_pdf(file.name, pages=",".join(map(str, pages)),
+                                          flavor="network")
+    except Exception:  # noqa: BLE001  a page camelot cannot read leaves the engine's reader
+        log.warning("camelot could not read the document; tables from header bands only",
+                    exc_info=True)
+        return []
+    return [Found(int(t.page), tuple(tuple(str(v) for v in row) for row in t.df.values.tolist()))
+            for t in tables]
+
+
+def compact(text: str) -> str:
+    return _SPACE.sub("", text).lower()
+
+
+_Tests = list[tuple[int, Callable[[str], bool]]]
+
+
+def _tests(schema: list[dict[str, Any]]) -> tuple[_Tests, int]:
+    """Each column's test of a header cell, and how many columns can be found by one."""
+    tests: _Tests = []
+    for column in schema:
+        tree = column.get("header_matching_validation_tree")
+        name = compact(str(column.get("name", "")))
+        if tree and tree.get("rule_groups"):
+            tests.append((int(column.get("position", 0)), header_test(tree)))
+        elif name:
+            tests.append((int(column.get("position", 0)), partial(_named, name=name)))
+    return tests, len(tests)
+
+
+def _named(text: str, name: str) -> bool:
+    return fuzz.ratio(compact(text), name) >= _NAME_MATCH
+
+
+@dataclass(frozen=True)
+class _Judged:
+    found: Found
+    header: int  # index of the last header row
+    columns: dict[int, int]  # schema position -> found column
+    share: float  # how well the header row and the schema's names agree (an F1, 0..1)
+
+
+def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> _Judged | None:
+    """The found table as the target's, if a row near its top names enough columns."""
+    best: _Judged | None = None
+    for header in range(min(_HEADER_ROWS, len(found.rows) - 1)):
+        options = []
+        for column in range(len(found.rows[header])):
+            # A heading printed over several rows of a found table ("Accel/decel" /
+            # "reduction and" / "smoothing"): its parts stacked, from any row above.
+            stacks = {" ".join(found.rows[r][column] for r in range(top, header + 1)).strip()
+                      for top in range(max(0, header + 1 - _STACKED), header + 1)}
+            options.append([p for p, test in tests if any(test(t) for t in stacks if t)])
+        chosen = assign(options)  # found column -> schema position
+        share = len(chosen) / named if named else 0.0
+        if len(chosen) < min(2, named) or share < _MIN_SHARE:
+            continue
+        # Headings the schema does not name speak against the table: "no. Rate (95% CI)"
+        # three times over is another table than the same headings twice.
+        headings = sum(1 for text in found.rows[header] if text.strip())
+        share = 2 * len(chosen) / (named + max(headings, len(chosen)))
+        if best is None or share > best.share:
+            columns = {position: column for column, position in chosen.items()}
+            best = _Judged(found, header, _fill(columns, positions, len(found.rows[header])),
+                           share)
+    return best
+
+
+def _fill(columns: dict[int, int], positions: list[int], width: int) -> dict[int, int]:
+    """Columns without a name (or not found) placed in order between the found ones."""
+    filled = dict(columns)
+    anchors = sorted(filled.items())
+    bounds = [(-1, -1), *anchors, (max(positions) + 1, width)]
+    for (p0, c0), (p1, c1) in zip(bounds, bounds[1:], strict=False):
+        missing = [p for p in positions if p0 < p < p1 and p not in filled]
+        free = list(range(c0 + 1, c1))
+        if missing and len(missing) == len(free):
+            filled.update(zip(missing, free, strict=True))
+    return filled
+
+
+def _body(table: _Judged, trees: dict[int, Any]) -> list[tuple[str, ...]]:
+    """The rows under the header, up to the totals: a row opening with "Subtotal" or
+    "Total" ends the items (as in tables.py), and so does a row whose cells most of the
+    columns' rules refuse ("Total Due:", "", "", "$399.99" under Qty and Price)."""
+    body: list[tuple[str, ...]] = []
+    ruled = [p for p, tree in trees.items() if tree and tree.get("rule_groups")]
+    for row in table.found.rows[table.header + 1:]:
+        if not any(text.strip() for text in row):
+            continue
+        if ruled and body and _continues(row, body[-1]):
+            # "Consulting services," / "March 2024": a description wrapped onto a row
+            # of its own in the found table is one cell of the row above. Only where the
+            # columns' rules say which hold numbers: in a table of names alone, a row
+            # with one cell is as often a heading of the rows under it.
+            body[-1] = tuple(f"{above}\n{text}" if text.strip() else above
+                             for above, text in zip(body[-1], row, strict=False))
+            continue
+        first = next(text for text in row if text.strip())
+        if ruled and body and (closes_items(first) or _refused(row, table, trees, ruled)):
+            break
+        body.append(row)
+    return body
+
+
+def _continues(row: tuple[str, ...], above: tuple[str, ...]) -> bool:
+    """A row with one cell of text, under a row whose cell there is text too, and which
+    has numbers elsewhere: the rest of a wrapped description."""
+    filled = [i for i, text in enumerate(row) if text.strip()]
+    if len(filled) != 1 or filled[0] >= len(above):
+        return False
+    column = filled[0]
+    numbers = [i for i, text in enumerate(above) if i != column and parse_number(text) is not None]
+    return bool(numbers) and bool(above[column].strip()) and parse_number(above[column]) is None \
+        and parse_number(row[column]) is None
+
+
+def _refused(row: tuple[str, ...], table: _Judged, trees: dict[int, Any],
+             ruled: list[int]) -> bool:
+    refused = 0
+    for position in ruled:
+        column = table.columns.get(position)
+        text = row[column].strip() if column is not None and column < len(row) else ""
+        refused += validates(text, trees[position]) is False
+    return refused > len(ruled) / 2
+
+
+def _judged(document: Document, target: dict[str, Any]) -> list[_Judged | None]:
+    """The target's judgement of each found table, remembered per document and schema."""
+    schema = list(target.get("header_schema") or [])
+    memo: dict[str, list[_Judged | None]] = document.__dict__.setdefault("_judged", {})
+    key = json.dumps(schema, sort_keys=True, default=str)
+    if key not in memo:
+        tests, named = _tests(schema)
+        positions = sorted(int(c.get("position", 0)) for c in schema)
+        memo[key] = [_judge(f, tests, named, positions) if schema else None
+                     for f in found_tables(document)]
+    return memo[key]
+
+
+def judged_cells(document: Document, target: dict[str, Any],
+                 rivals: Sequence[dict[str, Any]] = ()) -> list[EngineCell]:
+    """Cells of the found tables the target's header schema recognises, by table; [] when
+    none does (the engine's own reader then decides).
+
+    `rivals` are the configuration's other table targets: a found table is the
+    target's only if no rival's schema fits it better (tables under similar headings
+    go each to the target named most like it).
+    """
+    schema = list(target.get("header_schema") or [])
+    if not schema:
+        return []
+    mine = _judged(document, target)
+    others = [_judged(document, rival) for rival in rivals]
+    judged = []
+    for index, judgement in enumerate(mine):
+        rival_shares = [theirs.share for other in others if (theirs := other[index]) is not None]
+        if judgement is not None and judgement.share >= max(rival_shares, default=0.0):
+            judged.append(judgement)
+    # The tables headed as the schema says; not those that share some of its headings.
+    best = max((j.share for j in judged), default=0.0)
+    judged = [j for j in judged if j.share >= best - _SHARE_MARGIN]
+    positions = sorted(int(c.get("position", 0)) for c in schema)
+    trees = {int(c.get("position", 0)): c.get("extracted_value_validation_tree") for c in schema}
+    cells: list[EngineCell] = []
+    for index, table in enumerate(judged):
+        rows = _body(table, trees)
+        for number, row in enumerate(rows):
+            for position in positions:
+                column = table.columns.get(position)
+                text = row[column].strip() if column is not None and column < len(row) else ""
+                valid = validates(text, trees.get(position))
+                confidence = _JUDGED * table.share * (_INVALID if valid is False else 1.0)
+                cells.append(EngineCell(text, index, number, position, round(confidence, 4)))
+    return cells

@@ -1,0 +1,137 @@
+"""Tables found by camelot and judged by the header schema, on pages made here.
+
+Each page is drawn with reportlab: unruled and ruled tables, a heading over two rows,
+a group heading spanning columns, a description wrapped onto a second line, totals
+under the items, two tables on one page for two targets, and no table at all.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+
+from servicetools.service.engine import (
+    Document,
+    EngineCell,
+    TargetGroup,
+    extract_group,
+    load_document,
+)
+from servicetools.service.engine.candidates import found_tables, judged_cells
+
+from .test_tables import grid
+
+Row = tuple[str, ...]
+
+
+def table_pdf(*tables: tuple[float, list[Row]], ruled: bool = False,
+              columns: tuple[float, ...] = (60, 220, 330, 440)) -> bytes:
+    """A one-page PDF with the tables (top y in points, rows of cells) drawn in it."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer, pagesize=A4)
+    page.setFont("Helvetica", 10)
+    page.drawString(60, 800, "Annual report 2024")
+    for top, rows in tables:
+        y = top
+        for row in rows:
+            for x, text in zip(columns, row, strict=False):
+                page.drawString(x + 4, y, text)
+            if ruled:
+                page.line(columns[0], y - 4, 560, y - 4)
+            y -= 16
+        if ruled:
+            page.line(columns[0], top + 12, 560, top + 12)
+            for x in (*columns, 560):
+                page.line(x, top + 12, x, y + 12)
+    page.save()
+    return buffer.getvalue()
+
+
+def target(*names: str, target_id: str = "t-table", rules: bool = False) -> dict[str, Any]:
+    schema = []
+    for position, name in enumerate(names):
+        column: dict[str, Any] = {"id": f"h-{position}", "name": name, "position": position}
+        if rules:
+            rule = {"type": "not_empty"} if position == 0 else {"type": "number"}
+            column["extracted_value_validation_tree"] = {
+                "name": name, "rule_groups": [{"name": "value", "rules": [rule]}]}
+        schema.append(column)
+    return {"id": target_id, "type": "table", "name": target_id, "search_area": "all",
+            "search_area_type": "all", "extraction_group_id": "g", "header_schema": schema,
+            "creation_unix_timestamp": 0.0}
+
+
+def tables_of(document: Document, *targets: dict[str, Any]) -> dict[str, list[EngineCell]]:
+    configuration = {"extraction_targets": list(targets)}
+    results = extract_group(document, TargetGroup("all", "all", tuple(targets)), configuration)
+    return {r.target_id: r.cells for r in results}
+
+
+REGIONS: list[Row] = [("Region", "Sales", "Staff", "Stores"), ("North", "1200", "15", "4"),
+                      ("South", "950", "11", "3"), ("East", "430", "6", "2")]
+
+
+@pytest.mark.parametrize("ruled", [False, True], ids=["unruled", "ruled"])
+def test_a_table_named_by_its_headings_is_read_from_the_found_table(ruled: bool) -> None:
+    document = load_document(table_pdf((700, REGIONS), ruled=ruled), "application/pdf")
+    assert found_tables(document), "camelot found no table"
+    cells = tables_of(document, target("Region", "Sales", "Staff", "Stores"))["t-table"]
+    assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}
+
+
+def test_headings_over_two_rows_and_a_group_heading_are_the_header() -> None:
+    rows: list[Row] = [("", "Sales", "", ""), ("Region", "2023", "2024", "Change"),
+                       ("North", "1200", "1300", "+8%"), ("South", "950", "900", "-5%")]
+    document = load_document(table_pdf((700, rows)), "application/pdf")
+    cells = tables_of(document, target("Region", "2023", "2024", "Change"))["t-table"]
+    assert grid(cells) == {0: [["North", "1200", "1300", "+8%"], ["South", "950", "900", "-5%"]]}
+
+
+def test_a_wrapped_description_joins_its_row_and_totals_end_the_items() -> None:
+    rows: list[Row] = [("Description", "Qty", "Price", "Amount"),
+                       ("Consulting services,", "10", "50.00", "500.00"), ("March 2024",),
+                       ("Support plan", "1", "250.00", "250.00"),
+                       ("Total Due:", "", "", "750.00")]
+    document = load_document(table_pdf((700, rows)), "application/pdf")
+    with_rules = target("Description", "Qty", "Price", "Amount", rules=True)
+    assert grid(judged_cells(document, with_rules)) == {0: [
+        ["Consulting services,\nMarch 2024", "10", "50.00", "500.00"],
+        ["Support plan", "1", "250.00", "250.00"]]}
+
+
+def test_two_tables_on_a_page_go_each_to_the_target_named_like_it() -> None:
+    staff: list[Row] = [("Team", "Staff", "Open roles", "Budget"), ("Sales", "12", "2", "400"),
+                        ("Support", "8", "1", "250")]
+    document = load_document(table_pdf((700, REGIONS), (560, staff)), "application/pdf")
+    regions = target("Region", "Sales", "Staff", "Stores", target_id="t-regions")
+    teams = target("Team", "Staff", "Open roles", "Budget", target_id="t-teams")
+    found = tables_of(document, regions, teams)
+    assert grid(found["t-regions"]) == {0: [list(row) for row in REGIONS[1:]]}
+    assert grid(found["t-teams"]) == {0: [list(row) for row in staff[1:]]}
+
+
+def test_a_schema_no_found_table_matches_leaves_the_engines_own_reader() -> None:
+    document = load_document(table_pdf((700, REGIONS)), "application/pdf")
+    assert judged_cells(document, target("Product", "Colour", "Weight")) == []
+    assert tables_of(document, target("Product", "Colour", "Weight"))["t-table"] == []
+
+
+def test_an_image_has_no_found_tables(invoice_png: bytes) -> None:
+    document = load_document(invoice_png, "image/png")
+    assert found_tables(document) == []
+
+
+def test_a_search_area_is_read_by_the_engines_own_reader() -> None:
+    # A found table is a whole page's: it answers only a target that searches them all.
+    document = load_document(table_pdf((700, REGIONS)), "application/pdf")
+    wanted = target("Region", "Sales", "Staff", "Stores")
+    wanted["search_area"] = "top"
+    configuration = {"search_areas": {"top": {"page": 1, "box": [0.0, 0.0, 1.0, 0.5]}},
+                     "extraction_targets": [wanted]}
+    [result] = extract_group(document, TargetGroup("top", "top", (wanted,)), configuration)
+    assert grid(result.cells) == {0: [list(row) for row in REGIONS[1:]]}

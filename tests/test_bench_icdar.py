@@ -1,0 +1,69 @@
+"""The ICDAR 2013 measure of bench/icdar.py on grids made here, and on a dev file."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import icdar  # noqa: E402
+
+
+def test_relations_go_to_the_nearest_filled_cell_right_and_below() -> None:
+    grid = {(0, 0): "A", (0, 2): "B", (1, 0): "C", (2, 2): "D"}
+    assert icdar.relations(grid) == Counter({("A", "B", "right"): 1, ("A", "C", "down"): 1,
+                                              ("B", "D", "down"): 1})
+
+
+def test_texts_are_compared_without_whitespace_and_empty_cells_do_not_count() -> None:
+    assert icdar.relations({(0, 0): "In the last\nmonth", (0, 1): "  ", (0, 2): "12 %"}) == (
+        Counter({("Inthelastmonth", "12%", "right"): 1}))
+
+
+def test_score_is_micro_averaged_over_tables() -> None:
+    truth_a = {(0, 0): "a", (0, 1): "b", (1, 0): "c"}  # 2 relations
+    truth_b = {(0, 0): "x", (0, 1): "y", (0, 2): "z"}  # 2 relations
+    found_a = {(0, 0): "a", (0, 1): "b", (1, 1): "c"}  # a-b right, b-c down: 1 right
+    score = icdar.score([(found_a, truth_a), (None, truth_b)])
+    assert (score.right, score.found, score.truth) == (1, 2, 4)
+    assert score.precision == 0.5 and score.recall == 0.25
+    assert score.f1 == pytest.approx(1 / 3)
+
+
+def _table(*cells: tuple[int, int, int, int, str]) -> icdar.Table:
+    return icdar.Table("t/1", 1, tuple(icdar.Cell(*c) for c in cells))
+
+
+def test_the_last_header_row_follows_spanning_headings() -> None:
+    # "Country" spans two header rows; "Sales" spans two columns over "2023" and "2024".
+    table = _table((0, 0, 1, 0, "Country"), (0, 1, 0, 2, "Sales"), (1, 1, 1, 1, "2023"),
+                   (1, 2, 1, 2, "2024"), (2, 0, 2, 0, "France"), (2, 1, 2, 1, "5"),
+                   (2, 2, 2, 2, "6"))
+    assert icdar.header_row(table) == 1
+    assert icdar.header_names(table) == ["Country", "2023", "2024"]
+    plain = _table((0, 0, 0, 0, "Name"), (0, 1, 0, 1, "Age"), (1, 0, 1, 0, "Ann"),
+                   (1, 1, 1, 1, "7"))
+    assert icdar.header_row(plain) == 0
+
+
+def test_a_library_table_becomes_a_grid() -> None:
+    assert icdar.grid_of_rows([["a", None], ["", "b"]]) == {(0, 0): "a", (1, 1): "b"}
+
+
+@pytest.mark.skipif(not icdar.ROOT.exists(), reason="the ICDAR 2013 dev set is not here")
+def test_a_dev_document_reads_with_grids_from_zero() -> None:
+    documents = {d.name: d for d in icdar.documents()}
+    assert len(documents) == 41
+    assert sum(len(d.tables) for d in documents.values()) == 87
+    # eu-009b's tables are in eu-009a.pdf.
+    assert documents["eu-009b"].pdf.name == "eu-009a.pdf"
+    # us-021 counts rows and columns from 1 in its file: the grid starts at 0 all the same.
+    table = documents["us-021"].tables[0]
+    assert min(r for r, _ in table.grid) == 0 and min(c for _, c in table.grid) == 0
+    eu011 = documents["eu-011"].tables[0]
+    assert (eu011.page, icdar.header_names(eu011)[:2]) == (
+        3, ["Differences with respect to Germany", "Portugal"])
