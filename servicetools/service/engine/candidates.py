@@ -49,6 +49,9 @@ _MIN_SHARE = 0.5
 # continued on the next page); the others are tables that share some headings.
 _SHARE_MARGIN = 0.1
 _SPACE = re.compile(r"\s+")
+# camelot's finders, in the order their tables are preferred when both find one table:
+# "lattice" follows ruling lines (exact where they are drawn), "network" the text.
+_FLAVORS = ("lattice", "network")
 # Confidence of a cell of a judged table: the share of the schema's names found in the
 # header, times this, times 0.7 for a value its column's rules refuse.
 _JUDGED = 0.9
@@ -57,10 +60,12 @@ _INVALID = 0.7
 
 @dataclass(frozen=True)
 class Found:
-    """A table as a finder read it: its page and its rows of cell texts."""
+    """A table as a finder read it: its page, rows of cell texts, box and finder."""
 
     page: int
     rows: tuple[tuple[str, ...], ...]
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # PDF points
+    flavor: str = "network"
 
 
 def found_tables(document: Document) -> list[Found]:
@@ -80,20 +85,30 @@ def _camelot(document: Document) -> list[Found]:
         import camelot
     except ImportError:
         return []
-    try:
-        with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
-            file.write(document.source)
-            file.flush()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # "No tables found on page-2", and the like
-                tables = camelot.read_pdf(file.name, pages=",".join(map(str, pages)),
-                                          flavor="network")
-    except Exception:  # noqa: BLE001  a page camelot cannot read leaves the engine's reader
-        log.warning("camelot could not read the document; tables from header bands only",
-                    exc_info=True)
-        return []
-    return [Found(int(t.page), tuple(tuple(str(v) for v in row) for row in t.df.values.tolist()))
-            for t in tables]
+    found: list[Found] = []
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
+        file.write(document.source)
+        file.flush()
+        for flavor in _FLAVORS:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # "No tables found on page-2", and such
+                    tables = camelot.read_pdf(file.name, pages=",".join(map(str, pages)),
+                                              flavor=flavor)
+            except Exception:  # noqa: BLE001  the engine's own reader is left
+                log.warning("camelot (%s) could not read the document", flavor, exc_info=True)
+                continue
+            found += [Found(int(t.page),
+                            tuple(tuple(str(v) for v in row) for row in t.df.values.tolist()),
+                            _box(t), flavor)
+                      for t in tables]
+    return found
+
+
+def _box(table: Any) -> tuple[float, float, float, float]:
+    """A camelot table's box in PDF points (x0, y0, x1, y1); none known is all zeros."""
+    x0, y0, x1, y1 = (float(v) for v in getattr(table, "_bbox", (0, 0, 0, 0)))
+    return x0, y0, x1, y1
 
 
 def compact(text: str) -> str:
@@ -213,6 +228,29 @@ def _refused(row: tuple[str, ...], table: _Judged, trees: dict[int, Any],
     return refused > len(ruled) / 2
 
 
+def _distinct(judged: list[_Judged]) -> list[_Judged]:
+    """One table per place: of tables found by both finders on one page, overlapping,
+    the one whose header fits best (on a tie, the finder listed first in _FLAVORS)."""
+    order = sorted(judged, key=lambda j: (-j.share, _FLAVORS.index(j.found.flavor)))
+    kept: list[_Judged] = []
+    for judgement in order:
+        if not any(k.found.page == judgement.found.page
+                   and _overlap(k.found.box, judgement.found.box) for k in kept):
+            kept.append(judgement)
+    # In reading order: page, then top to bottom (PDF y grows upwards).
+    return sorted(kept, key=lambda j: (j.found.page, -j.found.box[3]))
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two boxes (x0, y0, x1, y1) share more than half of the smaller one."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return False
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return width * height > 0.5 * smaller if smaller > 0 else True
+
+
 def _judged(document: Document, target: dict[str, Any]) -> list[_Judged | None]:
     """The target's judgement of each found table, remembered per document and schema."""
     schema = list(target.get("header_schema") or [])
@@ -247,7 +285,7 @@ def judged_cells(document: Document, target: dict[str, Any],
             judged.append(judgement)
     # The tables headed as the schema says; not those that share some of its headings.
     best = max((j.share for j in judged), default=0.0)
-    judged = [j for j in judged if j.share >= best - _SHARE_MARGIN]
+    judged = _distinct([j for j in judged if j.share >= best - _SHARE_MARGIN])
     positions = sorted(int(c.get("position", 0)) for c in schema)
     trees = {int(c.get("position", 0)): c.get("extracted_value_validation_tree") for c in schema}
     cells: list[EngineCell] = []
