@@ -69,9 +69,10 @@ def create_app(settings: Settings) -> FastAPI:
     return app
 
 
-def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None
-           ) -> JSONResponse:
-    return JSONResponse(ApiError(status, code, message, details).body(), status_code=status)
+def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None,
+           headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(ApiError(status, code, message, details).body(), status_code=status,
+                        headers=headers)
 
 
 def _add_error_handlers(app: FastAPI) -> None:
@@ -86,8 +87,11 @@ def _add_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 404:
             message = f"There is no endpoint at {request.url.path}."
         elif exc.status_code == 405:
-            message = f"{request.method} is not allowed on {request.url.path}."
-        return _error(exc.status_code, code, message)
+            allowed = (exc.headers or {}).get("Allow", "")
+            message = f"{request.method} is not allowed on {request.url.path}" + (
+                f"; it answers {allowed}." if allowed else ".")
+        # Starlette's 405 carries the Allow header (RFC 9110 requires it): keep it.
+        return _error(exc.status_code, code, message, headers=dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

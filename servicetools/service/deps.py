@@ -84,10 +84,19 @@ async def json_body(request: Request, schema: str, *, check: bool = True) -> dic
     """
     raw = await read_body(request, parts(request).settings.max_body_bytes)
     try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        # UTF-8 only: json.loads would take UTF-16 and UTF-32 bytes too.
+        body = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise bad_request(f"The request body is not UTF-8: {exc}.",
+                          ErrorCode.INVALID_JSON) from exc
+    except json.JSONDecodeError as exc:
         raise bad_request(f"The request body is not valid JSON: {exc}.",
                           ErrorCode.INVALID_JSON) from exc
+    except RecursionError as exc:
+        raise _too_deep() from exc
+    problem = _structure_problem(body)
+    if problem:
+        raise bad_request(problem, ErrorCode.INVALID_JSON)
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object.")
     unknown = _unknown_fields(body, schema)
@@ -99,6 +108,48 @@ async def json_body(request: Request, schema: str, *, check: bool = True) -> dic
         raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
     result: dict[str, Any] = body
     return result
+
+
+#: How deeply a request body's arrays and objects may nest (the interface's deepest
+#: object, an update of a table's cells, is five levels).
+MAX_JSON_DEPTH = 64
+
+
+def _too_deep() -> ApiError:
+    return bad_request(f"The request body nests arrays and objects more than {MAX_JSON_DEPTH} "
+                       "levels deep.", ErrorCode.INVALID_JSON)
+
+
+def _structure_problem(body: Any) -> str | None:
+    """What makes a parsed body unusable though it is JSON: nesting deeper than
+    MAX_JSON_DEPTH, or a string with a lone UTF-16 surrogate ("\\ud800"), which
+    no UTF-8 text can hold (SQLite and the answer's encoder would fail on it)."""
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth > MAX_JSON_DEPTH:
+                return _too_deep().message
+            for key, item in value.items():
+                if not _utf8(key):
+                    return f"The request body has a key that is not valid Unicode: {key!r}."
+                stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            if depth > MAX_JSON_DEPTH:
+                return _too_deep().message
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str) and not _utf8(value):
+            return (f"The request body has a string that is not valid Unicode (a lone "
+                    f"surrogate): {value[:40]!r}.")
+    return None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _unknown_fields(body: dict[str, Any], schema: str) -> list[str]:

@@ -56,7 +56,7 @@ def _check_trigger(body: dict[str, Any]) -> None:
     if input_type is None:
         raise bad_request("input_type is required (raw, hosted or service).",
                           fields=["input_type"])
-    if input_type not in _DOCUMENT_FIELD:
+    if not isinstance(input_type, str) or input_type not in _DOCUMENT_FIELD:
         raise bad_request(f"input_type must be raw, hosted or service, not {input_type!r}.",
                           fields=["input_type"])
     wanted = _DOCUMENT_FIELD[input_type]
