@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-wheel e2e bench bench-accuracy bench-tables train serve lint clean
+.PHONY: demo test test-wheel e2e fuzz bench bench-accuracy bench-tables train serve lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: $(STAMP)
 # demo from the wheel (CI runs this after `make test`).
 test-wheel: $(STAMP)
 	PYTHON=$(PYTHON) .ci/test-wheel
+
+# The service fuzzed from its OpenAPI with schemathesis (make test runs a short pass).
+FUZZ_EXAMPLES ?= 600
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -s -p no:cacheprovider tests/service/test_fuzz.py
 
 # Needs Debian's Chromium (apt-get install chromium); `make test` runs it too when present.
 e2e: $(STAMP)
