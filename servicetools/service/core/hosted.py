@@ -60,12 +60,21 @@ def _refused_peer(address: str, port: int) -> str | None:
 
 
 def _non_public(address: str) -> str | None:
-    """``address`` (an IP) if it is not a public one, else None."""
+    """``address`` (an IP) if it is not a public one, else None.
+
+    Public is what the IANA special-purpose registries call globally reachable
+    (`ipaddress`'s ``is_global``), not the absence of a few private kinds: the shared
+    address space 100.64.0.0/10, where cloud providers put internal services, is
+    neither private nor public, and is refused like the rest. Multicast addresses can
+    be "global" too, and are refused all the same.
+    """
     addr = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
-        addr = addr.ipv4_mapped
-    if (addr.is_loopback or addr.is_private or addr.is_link_local or addr.is_multicast
-            or addr.is_reserved or addr.is_unspecified):
+    if isinstance(addr, ipaddress.IPv6Address):
+        # ::ffff:127.0.0.1 and 2002:7f00:1:: (6to4) reach IPv4 hosts: judge those.
+        embedded = addr.ipv4_mapped or addr.sixtofour
+        if embedded is not None:
+            addr = embedded
+    if not addr.is_global or addr.is_multicast:
         return str(addr)
     return None
 
