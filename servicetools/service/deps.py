@@ -131,20 +131,21 @@ def _structure_problem(body: Any) -> str | None:
             if depth > MAX_JSON_DEPTH:
                 return _too_deep().message
             for key, item in value.items():
-                if not _utf8(key):
+                if not valid_unicode(key):
                     return f"The request body has a key that is not valid Unicode: {key!r}."
                 stack.append((item, depth + 1))
         elif isinstance(value, list):
             if depth > MAX_JSON_DEPTH:
                 return _too_deep().message
             stack.extend((item, depth + 1) for item in value)
-        elif isinstance(value, str) and not _utf8(value):
+        elif isinstance(value, str) and not valid_unicode(value):
             return (f"The request body has a string that is not valid Unicode (a lone "
                     f"surrogate): {value[:40]!r}.")
     return None
 
 
-def _utf8(text: str) -> bool:
+def valid_unicode(text: str) -> bool:
+    """Whether the text can be written as UTF-8 (no lone UTF-16 surrogate)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -71,3 +71,17 @@ def test_a_405_names_the_allowed_methods(api: Api) -> None:
     assert resp.headers["Allow"] == "GET"
     assert resp.json()["error"]["code"] == "method_not_allowed"
     assert "GET" in resp.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("field", ["extraction_name", "configuration_name"])
+def test_a_name_over_255_characters_is_refused(api: Api, invoice_pdf: bytes, field: str) -> None:
+    body = raw_trigger(invoice_pdf, **{field: "n" * 256})
+    assert field in check_400(api.post(SYNC, body))
+
+
+def test_an_upload_with_a_name_over_255_characters_is_refused(api: Api,
+                                                               invoice_pdf: bytes) -> None:
+    resp = api.upload(invoice_pdf, name="n" * 300 + ".pdf")
+    assert "255" in check_400(resp)
+    ok = api.upload(invoice_pdf, name="n" * 200 + ".pdf")
+    assert ok.status_code == 200, ok.text

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from ...wire.protocol import ErrorCode
-from ..deps import CurrentUser, parts
+from ..deps import CurrentUser, parts, valid_unicode
 from ..errors import ApiError, bad_request, not_found
 from ..settings import MIB
 from ._docs import documented
@@ -48,11 +48,22 @@ async def upload(request: Request, user: CurrentUser) -> Any:
         if not isinstance(doctype, str):
             raise bad_request("The multipart field doctype (a string) is missing.",
                               fields=["doctype"])
+        for field, text in (("uploadFile's file name", file.filename or ""),
+                            ("doctype", doctype)):
+            if len(text) > MAX_NAME:
+                raise bad_request(f"The {field} has {len(text):,} characters; the limit is "
+                                  f"{MAX_NAME}.", fields=[field])
+            if not valid_unicode(text):
+                raise bad_request(f"The {field} is not valid Unicode.", fields=[field])
         data = await file.read()
         name = file.filename or "document"
     finally:
         await form.close()  # removes the spooled temporary file
     return await run_in_threadpool(p.vault.add, user.id, data, name, doctype)
+
+
+#: The longest document name and doctype accepted (names come back in headers).
+MAX_NAME = 255
 
 
 @router.get("/list", **documented("vault_list", errors=()))
