@@ -85,3 +85,27 @@ def test_an_upload_with_a_name_over_255_characters_is_refused(api: Api,
     assert "255" in check_400(resp)
     ok = api.upload(invoice_pdf, name="n" * 200 + ".pdf")
     assert ok.status_code == 200, ok.text
+
+
+def test_the_published_schemas_claim_no_ecma_regex_format(api: Api, invoice_pdf: bytes) -> None:
+    # Configurations' patterns are Python regular expressions ("(?i)..."): a "regex"
+    # format (ECMA-262) made strict checkers refuse every result.
+    import jsonschema
+    import requests
+
+    published = requests.get(api.base_url + "/openapi.json", timeout=30).json()
+    found: list[Any] = []
+    stack: list[Any] = [published]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found += [node] if node.get("format") == "regex" else []
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    assert found == []
+    result = api.post(SYNC, raw_trigger(invoice_pdf)).json()
+    schema = {**published["components"]["schemas"]["extracted_data"],
+              "components": published["components"]}
+    jsonschema.Draft202012Validator(
+        schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(result)
