@@ -28,6 +28,7 @@ Decimal('12.50')
 from . import content, objects, protocol, rules, values
 from .content import sniff_content_type
 from .objects import (
+    FORMAT_CHECKER,
     SCHEMA_NAMES,
     WireError,
     bundled,
@@ -59,6 +60,7 @@ __all__ = [
     "CONTENT_TYPES",
     "ErrorCode",
     "FINAL_STATUSES",
+    "FORMAT_CHECKER",
     "INPUT_TYPES",
     "MAX_STATUS_IDS",
     "RULE_TYPES",

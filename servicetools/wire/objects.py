@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 import reprlib
 from collections.abc import Iterable, Sequence
 from importlib import resources
@@ -43,6 +44,7 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 __all__ = [
+    "FORMAT_CHECKER",
     "SCHEMA_NAMES",
     "WireError",
     "bundled",
@@ -146,6 +148,19 @@ def schema(name: str) -> dict[str, Any]:
     return copy.deepcopy(_contents()[name])
 
 
+#: JSON Schema's formats, and "python-regex": rule patterns are Python regular
+#: expressions ("(?i)..."), which JSON Schema's "regex" (ECMA-262) would misjudge; a
+#: checker that does not know the format ignores it, as the specification says.
+FORMAT_CHECKER = copy.deepcopy(Draft202012Validator.FORMAT_CHECKER)
+
+
+@FORMAT_CHECKER.checks("python-regex", raises=re.error)
+def _python_regex(value: object) -> bool:
+    if isinstance(value, str):
+        re.compile(value)
+    return True
+
+
 @functools.cache
 def validator(name: str) -> Draft202012Validator:
     """Return the cached validator of ``name``; treat its ``schema`` as read-only."""
@@ -153,7 +168,7 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(
         _contents()[name],
         registry=_registry(),
-        format_checker=Draft202012Validator.FORMAT_CHECKER,
+        format_checker=FORMAT_CHECKER,
     )
 
 

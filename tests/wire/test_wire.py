@@ -818,9 +818,7 @@ def test_shipped_data_files_are_valid(path: Path) -> None:
 @functools.cache
 def _plain_validator(name: str) -> Draft202012Validator:
     """A validator of the bundled schema, without the wire registry."""
-    return Draft202012Validator(
-        wire.bundled(name), format_checker=Draft202012Validator.FORMAT_CHECKER
-    )
+    return Draft202012Validator(wire.bundled(name), format_checker=wire.FORMAT_CHECKER)
 
 
 def _refs(node: Any) -> Iterator[str]:
