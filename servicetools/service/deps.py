@@ -82,21 +82,9 @@ async def json_body(request: Request, schema: str, *, check: bool = True) -> dic
     With ``check=False`` only unknown fields are refused, for routes that first apply
     rules of their own with more precise messages.
     """
-    raw = await read_body(request, parts(request).settings.max_body_bytes)
-    try:
-        # UTF-8 only: json.loads would take UTF-16 and UTF-32 bytes too.
-        body = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise bad_request(f"The request body is not UTF-8: {exc}.",
-                          ErrorCode.INVALID_JSON) from exc
-    except json.JSONDecodeError as exc:
-        raise bad_request(f"The request body is not valid JSON: {exc}.",
-                          ErrorCode.INVALID_JSON) from exc
-    except RecursionError as exc:
-        raise _too_deep() from exc
-    problem = _structure_problem(body)
-    if problem:
-        raise bad_request(problem, ErrorCode.INVALID_JSON)
+    settings = parts(request).settings
+    raw = await read_body(request, settings.max_body_bytes)
+    body = _parse(raw, settings.max_json_depth)
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object.")
     unknown = _unknown_fields(body, schema)
@@ -110,33 +98,49 @@ async def json_body(request: Request, schema: str, *, check: bool = True) -> dic
     return result
 
 
-#: How deeply a request body's arrays and objects may nest (the interface's deepest
-#: object, an update of a table's cells, is five levels).
-MAX_JSON_DEPTH = 64
+def _parse(raw: bytes, max_depth: int) -> Any:
+    """JSON text in UTF-8 (D1), nested at most ``max_depth`` levels, every string valid
+    Unicode; anything else is a 400 ``invalid_json`` before any work is done."""
+    try:
+        # UTF-8 only: json.loads would take UTF-16 and UTF-32 bytes too.
+        body = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise bad_request(f"The request body is not UTF-8: {exc}.",
+                          ErrorCode.INVALID_JSON) from exc
+    except json.JSONDecodeError as exc:
+        raise bad_request(f"The request body is not valid JSON: {exc}.",
+                          ErrorCode.INVALID_JSON) from exc
+    except RecursionError as exc:
+        # The parser gives up near a thousand levels; shallower bodies are measured below.
+        raise bad_request(_too_deep(max_depth), ErrorCode.INVALID_JSON) from exc
+    problem = _structure_problem(body, max_depth)
+    if problem:
+        raise bad_request(problem, ErrorCode.INVALID_JSON)
+    return body
 
 
-def _too_deep() -> ApiError:
-    return bad_request(f"The request body nests arrays and objects more than {MAX_JSON_DEPTH} "
-                       "levels deep.", ErrorCode.INVALID_JSON)
+def _too_deep(max_depth: int) -> str:
+    return f"The request body nests arrays and objects more than {max_depth} levels deep."
 
 
-def _structure_problem(body: Any) -> str | None:
+def _structure_problem(body: Any, max_depth: int) -> str | None:
     """What makes a parsed body unusable though it is JSON: nesting deeper than
-    MAX_JSON_DEPTH, or a string with a lone UTF-16 surrogate ("\\ud800"), which
-    no UTF-8 text can hold (SQLite and the answer's encoder would fail on it)."""
+    ``max_depth``, or a string with a lone UTF-16 surrogate ("\\ud800"), which no
+    UTF-8 text can hold (SQLite and the answer's encoder would fail on it). Walked with
+    a stack, not recursion, so no depth can make the walk itself fail."""
     stack: list[tuple[Any, int]] = [(body, 1)]
     while stack:
         value, depth = stack.pop()
         if isinstance(value, dict):
-            if depth > MAX_JSON_DEPTH:
-                return _too_deep().message
+            if depth > max_depth:
+                return _too_deep(max_depth)
             for key, item in value.items():
                 if not valid_unicode(key):
                     return f"The request body has a key that is not valid Unicode: {key!r}."
                 stack.append((item, depth + 1))
         elif isinstance(value, list):
-            if depth > MAX_JSON_DEPTH:
-                return _too_deep().message
+            if depth > max_depth:
+                return _too_deep(max_depth)
             stack.extend((item, depth + 1) for item in value)
         elif isinstance(value, str) and not valid_unicode(value):
             return (f"The request body has a string that is not valid Unicode (a lone "

@@ -32,6 +32,9 @@ class Settings:
     max_megapixels: float = 50.0
     #: All of a PDF's pages as drawn at render_dpi (50 A3 pages are 220 MP).
     max_document_megapixels: float = 250.0
+    #: How deeply a JSON body's arrays and objects may nest (the interface's deepest
+    #: request, an update of a table's cells, is five levels; 1,000 crashed the parser).
+    max_json_depth: int = 64
     hosted_timeout: float = 15.0
     hosted_max_redirects: int = 3
     #: Engine worker processes; the engine is CPU-bound, so one per core.

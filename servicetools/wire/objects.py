@@ -306,6 +306,10 @@ def _message(name: str, error: ValidationError) -> str:
     elif error.validator in ("minItems", "maxItems") and isinstance(instance, list):
         bound = "at least {} required" if error.validator == "minItems" else "at most {} allowed"
         text = f"has {len(instance)} items, {bound.format(value)}"
+    elif error.validator in ("minLength", "maxLength") and isinstance(instance, str):
+        # jsonschema quotes the whole string; the length and the limit say more.
+        bound = "at least {} required" if error.validator == "minLength" else "at most {} allowed"
+        text = f"has {len(instance):,} characters, {bound.format(f'{value:,}')}"
     else:
         text = error.message
         full = repr(instance)

@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from requests.utils import requote_uri
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
@@ -29,12 +30,25 @@ class DownloadError(Exception):
 
 
 def check_url(url: str) -> None:
-    """The rules that do not need the network: scheme and host present."""
-    parts = urlsplit(url)
+    """The rules that do not need the network: a well-formed http(s) URL with a host.
+
+    Whitespace and control characters are refused outright: no URL holds them, and the
+    libraries on the way quote, drop or choke on them, so what would be fetched is not
+    what was checked (and a line break in a request line is header injection).
+    """
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        raise DownloadError(f"the URL {url[:80]!r} holds whitespace or control characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # checks the port's range, so it is read here, once
+    except ValueError as exc:  # a bad IPv6 literal or port: urlsplit's own complaints
+        raise DownloadError(f"the URL {url[:80]!r} is malformed: {exc}") from exc
     if parts.scheme not in ("http", "https"):
         raise DownloadError(f"only http and https URLs can be fetched, not {parts.scheme or url!r}")
     if not parts.hostname:
         raise DownloadError(f"the URL {url!r} has no host")
+    if port == 0:
+        raise DownloadError(f"the URL {url[:80]!r} names port 0, which nothing listens on")
 
 
 def _refused_address(host: str, port: int) -> str | None:
@@ -59,24 +73,41 @@ def _refused_peer(address: str, port: int) -> str | None:
     return _non_public(address)
 
 
+#: Not globally reachable by the IANA special-purpose registries, though the
+#: `ipaddress` of Pythons without the fix of gh-113171 (3.11.7 here) calls them
+#: global: IETF protocol assignments (its two anycast addresses serve no documents),
+#: local-use NAT64, documentation, SRv6 segment ids, and the deprecated IPv4-compatible
+#: IPv6 addresses (::a.b.c.d).
+_NOT_GLOBAL = tuple(ipaddress.ip_network(n) for n in (
+    "192.0.0.0/24", "64:ff9b:1::/48", "3fff::/20", "5f00::/16", "::/96"))
+#: The well-known NAT64 prefix: its addresses reach the IPv4 address in their last 32 bits.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
 def _non_public(address: str) -> str | None:
     """``address`` (an IP) if it is not a public one, else None.
 
     Public is what the IANA special-purpose registries call globally reachable
-    (`ipaddress`'s ``is_global``), not the absence of a few private kinds: the shared
-    address space 100.64.0.0/10, where cloud providers put internal services, is
-    neither private nor public, and is refused like the rest. Multicast addresses can
-    be "global" too, and are refused all the same.
+    (`ipaddress`'s ``is_global``, with `_NOT_GLOBAL` for older Pythons), not the
+    absence of a few private kinds: the shared address space 100.64.0.0/10, where cloud
+    providers put internal services, is neither private nor public, and is refused like
+    the rest. Multicast addresses can be "global" too, and are refused all the same.
     """
-    addr = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(addr, ipaddress.IPv6Address):
-        # ::ffff:127.0.0.1 and 2002:7f00:1:: (6to4) reach IPv4 hosts: judge those.
-        embedded = addr.ipv4_mapped or addr.sixtofour
-        if embedded is not None:
-            addr = embedded
-    if not addr.is_global or addr.is_multicast:
+    addr = _reached(ipaddress.ip_address(address.split("%")[0]))
+    if not addr.is_global or addr.is_multicast or any(addr in n for n in _NOT_GLOBAL):
         return str(addr)
     return None
+
+
+def _reached(addr: ipaddress.IPv4Address | ipaddress.IPv6Address
+             ) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The IPv4 host an IPv6 address stands for, if it stands for one; else itself."""
+    if isinstance(addr, ipaddress.IPv4Address):
+        return addr
+    # ::ffff:127.0.0.1, 2002:7f00:1:: (6to4) and 64:ff9b::7f00:1 (NAT64) reach IPv4 hosts.
+    if addr in _NAT64:
+        return ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
+    return addr.ipv4_mapped or addr.sixtofour or addr
 
 
 class _Deadline:
@@ -243,7 +274,7 @@ def _download(url: str, settings: Settings, limit: _Deadline) -> tuple[bytes, st
             raise DownloadError(f"could not download {current!r}: {exc}") from exc
         with resp:
             if resp.is_redirect:
-                current = urljoin(current, resp.headers.get("location", ""))
+                current = _redirect_target(current, resp.headers.get("location", ""))
                 continue
             if resp.status_code != 200:
                 raise DownloadError(f"downloading {current!r} answered HTTP {resp.status_code}")
@@ -265,3 +296,15 @@ def _download(url: str, settings: Settings, limit: _Deadline) -> tuple[bytes, st
             name = urlsplit(current).path.rsplit("/", 1)[-1] or "document"
             return b"".join(chunks), name
     raise DownloadError(f"too many redirects (more than {settings.hosted_max_redirects})")
+
+
+def _redirect_target(current: str, location: str) -> str:
+    """Where a redirect leads; the next hop's `check_url` judges it like the first URL.
+
+    Quoted as requests quotes the redirects it follows itself: servers send spaces and
+    other raw characters in Location, which a URL given at trigger may not hold.
+    """
+    try:
+        return requote_uri(urljoin(current, location))
+    except ValueError as exc:  # a Location urlsplit cannot read (a bad IPv6 literal)
+        raise DownloadError(f"{current!r} redirected to a malformed URL: {exc}") from exc

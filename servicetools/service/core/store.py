@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS api_keys (
 CREATE TABLE IF NOT EXISTS documents (
     document_id TEXT PRIMARY KEY, owner_id TEXT NOT NULL, document_name TEXT NOT NULL,
     document_type TEXT NOT NULL, content_type TEXT NOT NULL, num_pages INTEGER NOT NULL,
+    -- sha256: the vault's key of the file (vault.object_key; the content's SHA-256
+    -- alone for documents stored before keys were per owner)
     size INTEGER NOT NULL, sha256 TEXT NOT NULL, upload_ts REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS documents_owner ON documents(owner_id, upload_ts, document_id);
 CREATE TABLE IF NOT EXISTS extractions (
@@ -163,14 +165,14 @@ class Store:
         return User(row["id"], row["name"], digest) if row else None
 
     # -- vault documents ----------------------------------------------------------------
-    def add_document(self, record: dict[str, Any], size: int, sha256: str) -> None:
+    def add_document(self, record: dict[str, Any], size: int, key: str) -> None:
         with self._tx() as db:
             db.execute(
                 "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record["document_id"], record["owner_id"], record["document_name"],
                     record["document_type"], record["content_type"], record["num_pages"],
-                    size, sha256, record["upload_unix_timestamp"],
+                    size, key, record["upload_unix_timestamp"],
                 ),
             )
 
@@ -181,7 +183,7 @@ class Store:
         return _document_record(row) if row else None
 
     def document_file(self, owner_id: str, document_id: str) -> tuple[dict[str, Any], str] | None:
-        """The record and the content hash under which the vault keeps the bytes."""
+        """The record and the key under which the vault keeps the bytes."""
         row = self._one(
             "SELECT * FROM documents WHERE document_id = ? AND owner_id = ?", document_id, owner_id
         )

@@ -1,7 +1,10 @@
-"""Document files on disk, content-addressed, written atomically.
+"""Document files on disk, addressed by owner and content, written atomically.
 
 Records (owner, name, type, pages) live in the store; the bytes live here under
-``vault/<sha[:2]>/<sha>``, so the same document uploaded twice is stored once.
+``vault/<key[:2]>/<key>``, where the key is the SHA-256 of the owner and the bytes
+(`object_key`): the same document uploaded twice by one user is stored once, but
+never shared between users (see `object_key` for why). Files stored before that,
+under the content's SHA-256 alone, are still read: the store keeps each record's key.
 """
 
 from __future__ import annotations
@@ -25,14 +28,14 @@ class Vault:
         self.root = settings.vault_dir
         self.root.mkdir(parents=True, exist_ok=True)
 
-    def _path(self, sha256: str) -> Path:
-        return self.root / sha256[:2] / sha256
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / key
 
-    def _write(self, data: bytes) -> str:
-        sha = hashlib.sha256(data).hexdigest()
-        target = self._path(sha)
+    def _write(self, owner_id: str, data: bytes) -> str:
+        key = object_key(owner_id, data)
+        target = self._path(key)
         if target.exists():
-            return sha
+            return key  # this owner stored these bytes before
         target.parent.mkdir(parents=True, exist_ok=True)
         # Write beside the target and rename: a reader never sees half a file, and a
         # crash leaves at worst a stray temporary file, never a truncated document.
@@ -46,7 +49,7 @@ class Vault:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        return sha
+        return key
 
     def add(
         self,
@@ -62,7 +65,7 @@ class Vault:
         if content_type is None or num_pages is None:
             info = inspect_document(data, self.settings)
             content_type, num_pages = info.content_type, info.num_pages
-        sha = self._write(data)
+        key = self._write(owner_id, data)
         record = {
             "document_id": new_id(),
             "document_name": clean_name(name),
@@ -72,20 +75,49 @@ class Vault:
             "upload_unix_timestamp": time.time(),
             "num_pages": num_pages,
         }
-        self.store.add_document(record, size=len(data), sha256=sha)
+        self.store.add_document(record, size=len(data), key=key)
         return record
 
     def read(self, owner_id: str, document_id: str) -> tuple[dict[str, Any], bytes] | None:
         found = self.store.document_file(owner_id, document_id)
         if found is None:
             return None
-        record, sha = found
-        return record, self._path(sha).read_bytes()
+        record, key = found
+        return record, self._path(key).read_bytes()
+
+
+def object_key(owner_id: str, data: bytes) -> str:
+    """The name of ``owner_id``'s file of ``data``: the SHA-256 of the owner, NUL, the bytes.
+
+    Per owner, because content addressing across users is an existence oracle: an
+    upload of bytes anybody had stored skipped the write and the fsync and answered
+    measurably faster, telling any user whether someone else holds a given document.
+    Now an upload is only ever "found" among the uploader's own files. (Owner ids are
+    hex, so the NUL leaves no doubt where the owner ends.)
+    """
+    digest = hashlib.sha256(owner_id.encode())
+    digest.update(b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+#: The longest document name kept (and doctype accepted): names come back in headers.
+MAX_NAME = 255
 
 
 def clean_name(name: str) -> str:
-    """D12: the file name stripped of any path (POSIX or Windows separators)."""
+    """D12: the file name stripped of any path (POSIX or Windows separators), of control
+    characters, and shortened to `MAX_NAME` characters, its extension kept.
+
+    Uploads over the limit are refused before this; the names the service makes itself
+    (an extraction's name plus an extension, the end of a hosted URL after redirects)
+    are shortened here, so no stored name is longer.
+    """
     base = PureWindowsPath(PurePosixPath(name or "").name).name
     # Control characters would break the Content-Disposition header on download.
-    base = "".join(ch for ch in base if ch.isprintable())
-    return base or "document"
+    base = "".join(ch for ch in base if ch.isprintable()) or "document"
+    if len(base) <= MAX_NAME:
+        return base
+    suffix = PurePosixPath(base).suffix
+    suffix = suffix if len(suffix) <= 16 else ""
+    return base[: MAX_NAME - len(suffix)] + suffix

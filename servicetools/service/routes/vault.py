@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from ...wire.protocol import ErrorCode
+from ..core.vault import MAX_NAME, clean_name
 from ..deps import CurrentUser, parts, valid_unicode
 from ..errors import ApiError, bad_request, not_found
 from ..settings import MIB
@@ -62,10 +63,6 @@ async def upload(request: Request, user: CurrentUser) -> Any:
     return await run_in_threadpool(p.vault.add, user.id, data, name, doctype)
 
 
-#: The longest document name and doctype accepted (names come back in headers).
-MAX_NAME = 255
-
-
 @router.get("/list", **documented("vault_list", errors=()))
 def list_documents(request: Request, user: CurrentUser) -> Any:
     docs = parts(request).store.documents(user.id)
@@ -92,11 +89,25 @@ def download(document_id: str, request: Request, user: CurrentUser
     if found is None:
         raise not_found("document", document_id)
     record, data = found
-    name = record["document_name"]
-    # ASCII fallback in filename=, the exact name in filename*= (RFC 6266).
-    ascii_name = name.encode("ascii", "replace").decode().replace('"', "'").replace("?", "_")
-    disposition = f'attachment; filename="{ascii_name}"'
-    if ascii_name != name:
-        disposition += f"; filename*=UTF-8''{quote(name)}"
     return Response(data, media_type=record["content_type"],
-                    headers={"Content-Disposition": disposition})
+                    headers={"Content-Disposition": content_disposition(record["document_name"])})
+
+
+def content_disposition(name: str) -> str:
+    """D12's header, safe for any stored name (RFC 6266 with RFC 8187's ``filename*``).
+
+    >>> print(content_disposition("Rechnung März.pdf"))
+    attachment; filename="Rechnung M_rz.pdf"; filename*=UTF-8''Rechnung%20M%C3%A4rz.pdf
+
+    The name is cleaned again as at upload: a record stored before names had a limit
+    must not make a header line that clients refuse (64 KiB) or that a line break
+    splits. ``filename`` gets printable ASCII without quote, backslash or percent (some
+    clients decode %xx there); when that is not the exact name, ``filename*`` carries
+    the exact name, UTF-8 and percent-encoded.
+    """
+    name = clean_name(name)
+    fallback = "".join(ch if " " <= ch <= "~" and ch not in '"\\%' else "_" for ch in name)
+    header = f'attachment; filename="{fallback}"'
+    if fallback != name:
+        header += f"; filename*=UTF-8''{quote(name, safe='')}"
+    return header
