@@ -272,6 +272,10 @@ def _download(url: str, settings: Settings, limit: _Deadline) -> tuple[bytes, st
                                allow_redirects=False)
         except requests.RequestException as exc:
             raise DownloadError(f"could not download {current!r}: {exc}") from exc
+        except ValueError as exc:
+            # Even without following it, requests reads a redirect's Location (for
+            # ``resp.next``) and lets urlsplit's ValueError for a bad one through.
+            raise DownloadError(f"{current!r} redirected to a malformed URL: {exc}") from exc
         with resp:
             if resp.is_redirect:
                 current = _redirect_target(current, resp.headers.get("location", ""))
