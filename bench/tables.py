@@ -43,6 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import icdar  # noqa: E402  (the bench folder is not a package)
+from realsets import ece  # noqa: E402  (one ECE for fields and cells)
 
 Grid = icdar.Grid
 Finder = Callable[[Path, list[int]], list[tuple[int, Grid]]]  # (page, grid) of each table
@@ -199,16 +200,6 @@ class Method:
     seconds: float = 0.0
     pages: int = 0
     failed: list[str] = field(default_factory=list)
-
-
-def ece(pairs: list[tuple[float, bool]], bins: int = 10) -> float:
-    total = 0.0
-    for b in range(bins):
-        inside = [(c, r) for c, r in pairs
-                  if b / bins <= c < (b + 1) / bins or (b == bins - 1 and c >= 1.0)]
-        if inside:
-            total += abs(sum(r for _, r in inside) - sum(c for c, _ in inside))
-    return total / len(pairs) if pairs else 0.0
 
 
 def reliability(pairs: list[tuple[float, bool]], bins: int = 10) -> str:

@@ -310,23 +310,9 @@ def test_a_redirect_to_a_malformed_url_is_a_download_error(redirects: str,
     assert data == b"%PDF-1.4 /a%20b.pdf" and name == "a%20b.pdf"
 
 
-# -- hosted addresses: is_global, completed for older Pythons --------------------------------
-#: Not global by the IANA registries, though Python 3.11.7's ``is_global`` says they are;
-#: the NAT64 ones (64:ff9b::/96) reach the IPv4 address in their last 32 bits.
-NOT_GLOBAL = ["192.0.0.8", "64:ff9b:1::1", "3fff::1", "5f00::1", "::7f00:1",
-              "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe"]
+# -- hosted addresses: the refused ones are in test_hosted_addresses.py ----------------------
 PUBLIC = ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8",
           "64:ff9b::808:808", "2002:808:808::1"]
-
-
-@pytest.mark.parametrize("address", NOT_GLOBAL)
-def test_an_address_older_pythons_call_global_is_refused_before_connecting(
-    address: str, tmp_path: Path,
-) -> None:
-    # As in test_hosted_addresses.py: a literal address resolves without the network.
-    host = f"[{address}]" if ":" in address else address
-    with pytest.raises(DownloadError, match="non-public address"):
-        download(f"http://{host}:9/doc.pdf", Settings(data_dir=tmp_path))
 
 
 @pytest.mark.parametrize("address", PUBLIC)
