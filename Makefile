@@ -28,7 +28,7 @@ test-wheel: $(STAMP)
 	PYTHON=$(PYTHON) .ci/test-wheel
 
 # The service fuzzed from its OpenAPI with schemathesis (make test runs a short pass).
-FUZZ_EXAMPLES ?= 600
+FUZZ_EXAMPLES ?= 1500
 fuzz: $(STAMP)
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -s -p no:cacheprovider tests/service/test_fuzz.py
 
