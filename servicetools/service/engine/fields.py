@@ -58,6 +58,10 @@ _MAX_CONFIDENCE = 0.97
 # Kinds whose values have a shape that decides: a label's neighbour of another shape is
 # not its value.
 _STRICT = frozenset({"date", "amount"})
+# A currency named in parentheses after a label: "(DEM)", "(EUR)", "(€)".
+_CURRENCY_NOTE = re.compile(r"\((?:[A-Z]{3}|[$€£¥])\):?$")
+# Three or more words, all in lower case: a phrase of prose, not a company's name.
+_PROSE = re.compile(r"[a-zäöüéèàç'-]+(?:\s+[a-zäöüéèàç'-]+){2,}")
 _SHAPE_ONLY = 0.4
 _SHAPE_INVALID = 0.6
 _BELOW = 0.9
@@ -153,7 +157,8 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     widest = max(size for _, _, size in aliases)
     labels: list[Label] = []
     for index, line in enumerate(lines):
-        keys = [label_key(word.text) for word in line.words]
+        # "TotalAmount(DEM)", "Total (EUR)": the currency does not change the label.
+        keys = [label_key(_CURRENCY_NOTE.sub("", word.text)) for word in line.words]
         starts = _phrase_starts(line)
         read = any(word.confidence < 1.0 for word in line.words)  # text-layer words are 1.0
         found: list[tuple[Label, int]] = []
@@ -198,6 +203,8 @@ def _phrase_starts(line: Line) -> set[int]:
         i
         for i, word in enumerate(line.words)
         if i == 0 or word.x0 - line.words[i - 1].x1 > _PHRASE_GAP * char
+        # "Rechnungsnummer / Datum": two labels over "94165608 / 30.08.2018".
+        or (i >= 2 and line.words[i - 1].text == "/")
     }
 
 
@@ -381,6 +388,9 @@ def _candidate(
         return None  # "Warenempfänger" under "Kunde": a heading, not the customer
     if shape.pattern is None and only_legal_form(text):
         return None  # "Kunde AG": the label took the name, "AG" alone is no value
+    if (shape.pattern is None and (_wants_top(target) or _wants_recipient(target))
+            and _PROSE.fullmatch(text)):
+        return None  # "From all around the world": a phrase in lower case is no name
     if shape.kind == "code" and " / " in text:
         text = text.split(" / ")[0]  # "94165608 / 30.08.2018" under "Number / Date"
     if shape.kind == "code" and not _code_like(text):

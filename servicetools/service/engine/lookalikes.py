@@ -9,8 +9,9 @@ from __future__ import annotations
 __all__ = ["lookalike_ratio"]
 
 # Characters the recogniser mistakes for one another ("lotal", "1olal" for "Total";
-# "B" read as "8" or "3"): within a group a substitution costs a quarter of one.
-_LOOKALIKES = ("l1it", "o0", "s5", "b83", "g9", "z2")
+# "B" read as "8" or "3", "Tatal" for "Total"): within a group a substitution costs a
+# quarter of one.
+_LOOKALIKES = ("l1it", "o0a", "s5", "b83", "g9", "z2")
 _GROUP = {c: n for n, group in enumerate(_LOOKALIKES) for c in group}
 _LOOKALIKE_COST = 0.5  # of the 2 an unrelated substitution costs (a deletion + an insertion)
 

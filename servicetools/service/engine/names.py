@@ -30,7 +30,7 @@ __all__ = [
 
 # Legal forms of companies, as printed (compared without case).
 _LEGAL_FORM = re.compile(
-    r"(?<![A-Za-z])(?:gmbh|ag|eg|kg|ohg|gbr|e\.\s?k|ug|sarl|s\.?a\.?r\.?l|sas|s\.a\.s|s\.?a\.?"
+    r"(?<![A-Za-z])(?:gmbh|ag|a\.\s?g\.?|eg|kg|ohg|gbr|e\.\s?k|ug|sarl|s\.?a\.?r\.?l|sas|s\.a\.s|s\.?a\.?"
     r"|b\.?v\.?|n\.?v\.?|inc\.?|llc|l\.l\.c|ltd\.?|limited|plc|corp\.?|corporation|co\.?"
     r"|company|pty|oü|sdn\.?\s?bhd\.?|bhd\.?|s/b|enterprise|trading|s\.?r\.?l\.?|s\.?p\.?a\.?"
     r"|s\.?l\.?|gesellschaft|associates|group|holdings?)(?![A-Za-z])",
@@ -125,8 +125,12 @@ def _segments(line: Line) -> list[list[Word]]:
     return [p for p in phrases if p]
 
 
-def _score(text: str, height: float, body: float, index: int) -> float:
-    """How much a phrase looks like the issuer's name (higher is better; <= 0: not a name)."""
+def _score(text: str, height: float, body: float, index: int, sender: bool = False) -> float:
+    """How much a phrase looks like the issuer's name (higher is better; <= 0: not a name).
+
+    `sender`: the phrase opens a sender line (its street and postcode follow it), which
+    names the issuer however it is set ("weclapp.com | Somestreet 42 | 08155 Some city").
+    """
     text = _TRAILING_NUMBER.sub("", text)
     letters = sum(c.isalpha() for c in text)
     digits = sum(c.isdigit() for c in text)
@@ -141,7 +145,7 @@ def _score(text: str, height: float, body: float, index: int) -> float:
     if len(words) > _MAX_NAME_WORDS or (not legal and text.rstrip().endswith((".", "!", "?"))
                                         and len(words) > 3):
         return 0.0  # a sentence, not a name
-    if not legal and height < _LARGER * body and not text.isupper() and not (
+    if not legal and not sender and height < _LARGER * body and not text.isupper() and not (
             index == 0 and _TITLE_CASE.fullmatch(text)):
         # Body text: a name without a legal form is set larger or in capitals, or is the
         # page's first line (a receipt's shop name, centred and bold).
@@ -175,6 +179,8 @@ def issuer_name(
     # Below the first label the page holds labelled blocks and tables: a name there
     # needs a legal form ("Absatz eG") to count.
     first_label = min(skip, default=len(lines))
+    addressee = {i + k for i in first if _is_sender_line(lines[i])
+                 for k in range(1, _RECIPIENT_REACH + 1)}
     best: tuple[float, int, list[Word]] | None = None
     for index in first:
         line = lines[index]
@@ -187,13 +193,17 @@ def issuer_name(
             # A number alone above the name (a till or receipt number) does not make the
             # name the second line.
             lettered = sum(any(c.isalpha() for c in lines[i].text) for i in first if i < index)
-            score = _score(text, height, body, lettered)
+            # A labelled line is no sender line ("Doc No  CS00013251 Date: 12/02/2018").
+            sender = index not in skip and _sender_line(segments[number + 1 :])
+            score = _score(text, height, body, lettered, sender)
             if index > first_label and not (_LEGAL_FORM.search(text)
                                             or _GLUED_LEGAL_FORM.search(text)):
                 continue
             if _OWNER.search(text) or (index > 0 and _OWNER.search(lines[index - 1].text)):
                 continue  # "Owned By:" / "SANYU SUPPLY SDN BHD": the owner, not the shop
-            if score > 0 and _sender_line(segments[number + 1 :]):
+            if index in addressee:
+                continue  # the addressee in the window under the sender line
+            if score > 0 and sender:
                 # "Lieferant GmbH · Lieferantenstraße 20 · 80333 München": the sender
                 # line above the recipient's address names the issuer first.
                 score += _SENDER
@@ -203,7 +213,7 @@ def issuer_name(
         return None
     score, index, phrase = best
     used = [index]
-    words = list(phrase)
+    words = _before_street(list(phrase))
     following = index + 1
     if following < len(lines) and following not in skip and _continues(lines, index, phrase):
         words += lines[following].words
@@ -224,6 +234,22 @@ def issuer_name(
                 "issuer_joined": float(len(used) > 1),
                 "issuer_line": float(min(index, 6))}
     return Name(EngineValue(text, round(certainty * ocr, 4), evidence=evidence), tuple(used))
+
+
+# A house number and a street glued or set close after the name, in one phrase:
+# "OrangeDemoInc. 23MainStreet", "Acme Ltd 12 High Street".
+_HOUSE_NUMBER = re.compile(r"^\d{1,5}[A-Za-z]?(?:[A-Z][a-z]|$)")
+_STREET_KIND = re.compile(r"street|road|avenue|lane|drive|str(?:\.|asse|aße)|weg|rue|laan|"
+                          r"straat|calle|via\b", re.IGNORECASE)
+
+
+def _before_street(words: list[Word]) -> list[Word]:
+    """The name's words without the street address the phrase goes on with."""
+    for index in range(1, len(words)):
+        rest = " ".join(w.text for w in words[index:])
+        if _HOUSE_NUMBER.match(words[index].text) and _STREET_KIND.search(rest):
+            return words[:index]
+    return words
 
 
 _JOINERS = re.compile(r"(?:&|\band|-|,)$", re.IGNORECASE)
@@ -266,6 +292,9 @@ def _is_sender_line(line: Line) -> bool:
     """A name, then its street and postcode, on one small line above the window."""
     segments = _segments(line)
     if len(segments) >= 2 and _LEGAL_FORM.search(" ".join(w.text for w in segments[0])):
+        return _sender_line(segments[1:])
+    if len(segments) >= 3 and not any(c.isdigit() for w in segments[0] for c in w.text):
+        # "weclapp.com | Somestreet 42 | 08155 Some city": name, street, town apart
         return _sender_line(segments[1:])
     parts = [p.strip() for p in line.text.split(",")]
     return len(parts) >= 3 and bool(_POSTCODE.search(parts[-1])) and not any(
@@ -324,7 +353,17 @@ def _continues_from(lines: list[Line], index: int, phrase: list[Word]) -> bool:
             or _TITLES.match(previous.strip(" :.")) or sum(c.isalpha() for c in previous) < 2):
         return False
     text = " ".join(w.text for w in phrase).strip()
-    return bool(_ONLY_LEGAL_FORM.match(text) or _JOINERS.search(previous))
+    if _ONLY_LEGAL_FORM.match(text) or _JOINERS.search(previous):
+        return True
+    # A letterhead set over two lines: "MVM Musterhafter" / "Versicherungsverein
+    # Musterstadt a.G." (a word alone above, "WELCOME", is a greeting). Only in a text
+    # layer, where the two lines' sizes can be trusted: on a scanned receipt the line
+    # above a company's legal name is as often its brand.
+    same_size = abs(before.height - here.height) <= 0.1 * here.height
+    printed = all(w.confidence >= 1.0 for w in [*before.words, *phrase])
+    return (same_size and printed and bool(_LEGAL_FORM.search(text))
+            and not _LEGAL_FORM.search(previous) and 2 <= len(previous.split()) <= 4
+            and bool(_TITLE_CASE.fullmatch(previous)))
 
 
 def _compact(text: str) -> str:

@@ -37,14 +37,27 @@ def _ocr() -> Any:
 
 
 def ocr_words(image: Image) -> list[Word]:
-    """Words of an RGB image with boxes as page fractions and the recogniser's scores."""
+    """Words of an RGB image with boxes as page fractions and the recogniser's scores.
+
+    A page photographed on its side or head down is read turned upright, and its boxes
+    are fractions of the upright page.
+    """
     import numpy as np
 
     pixels = np.asarray(image.convert("RGB"))
     # One engine per process; its __call__ mutates shared settings, so calls take turns.
     with _lock:
-        # Pages are upright: the 180-degree line classifier would cost time for nothing.
+        # Lines are read as they stand; the 180-degree classifier judges the page once,
+        # from a few lines, rather than every line of every page.
         result, _ = _ocr()(pixels, use_cls=False, return_word_box=True)
+        # Nothing read well enough, lines running up the page, or lines head down ("660"
+        # for "0.99"): find how the page is turned from its text boxes alone.
+        if not result or _sideways(result) or _upside_down(pixels, result):
+            turn = _turn(image)
+            if turn:
+                image = image.rotate(turn, expand=True)
+                pixels = np.asarray(image.convert("RGB"))
+                result, _ = _ocr()(pixels, use_cls=False, return_word_box=True)
     if not result:
         return []
     width, height = float(image.width), float(image.height)
@@ -53,6 +66,59 @@ def ocr_words(image: Image) -> list[Word]:
     for item in result:
         words.extend(_segment_words(item, width, height))
     return words
+
+
+# Lines the orientation classifier looks at (the widest), and how sure it must be.
+_ORIENTATION_LINES = 24
+_TURNED = 0.9
+
+
+def _turn(image: Image) -> int:
+    """Degrees (counter-clockwise, as PIL turns) that set the page's text upright: 0,
+    90, 180 or 270. Judged from text boxes found without reading them."""
+    import numpy as np
+
+    turn = 0
+    boxes = _boxes(np.asarray(image.convert("RGB")))
+    if boxes and _sideways([[box] for box in boxes]):
+        turn = 90
+        image = image.rotate(turn, expand=True)
+    pixels = np.asarray(image.convert("RGB"))
+    boxes = _boxes(pixels)
+    if boxes and _upside_down(pixels, [[box] for box in boxes]):
+        turn += 180
+    return turn % 360
+
+
+def _boxes(pixels: Any) -> list[Any]:
+    found, _ = _ocr()(pixels, use_cls=False, use_rec=False)
+    return list(found or [])
+
+
+def _sideways(result: list[Any]) -> bool:
+    """Whether most text boxes are much taller than wide (lines running up the page)."""
+    import numpy as np
+
+    tall = 0
+    for item in result:
+        box = np.asarray(item[0], dtype=np.float32)
+        tall += float(np.ptp(box[:, 1])) > 1.5 * float(np.ptp(box[:, 0]))
+    return tall > len(result) / 2
+
+
+def _upside_down(pixels: Any, result: list[Any]) -> bool:
+    """Whether most of the page's widest lines read as turned by 180 degrees."""
+    import numpy as np
+
+    boxes = sorted((np.asarray(item[0], dtype=np.float32) for item in result),
+                   key=lambda box: -float(np.ptp(box[:, 0])))[:_ORIENTATION_LINES]
+    if not boxes:
+        return False
+    engine = _ocr()
+    crops = engine.get_crop_img_list(pixels, boxes)
+    _, judged, _ = engine.text_cls(crops)
+    turned = sum(1 for label, score in judged if label == "180" and score >= _TURNED)
+    return turned > len(judged) / 2
 
 
 # Below this slope a scan counts as straight; above the cap it is not a skew to undo.
@@ -165,8 +231,9 @@ def _starts_word(
     chars: list[str], spans: list[tuple[float, float]], i: int, median_width: float
 ) -> bool:
     before, here = chars[i - 1], chars[i]
-    if before == ":" and i >= 2 and chars[i - 2].isalpha():
-        return True  # "Date:2024-03-15", but not "12:30"
+    if before == ":" and i >= 2 and (chars[i - 2].isalpha() or (
+            chars[i - 2] == "." and i >= 3 and chars[i - 3].isalpha())):
+        return True  # "Date:2024-03-15", "Bon-Nr.:1433", but not "12:30"
     if before.islower() and here.isupper():
         # "GlobexCorporation", "WidgetA"; but "GmbH", the legal form, is one word.
         return "".join(chars[max(0, i - 3) : i + 1]) != "GmbH"

@@ -24,10 +24,14 @@ _LETTER_DATE = 0.6
 
 
 # A title that names the document's number or date: "Handelsrechnung Nr. TX-471102 vom
-# 30.10.2018", "Facture du 11/12/2022", "Invoice #23413561D", "Invoice dated 5 May 2024".
+# 30.10.2018", "Facture du 11/12/2022", "Invoice #23413561D", "Invoice dated 5 May 2024",
+# "Rechnung Nr. 4711 11. März 2014".
 _TITLE_WORD = r"\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura)\w*\b"
 _TITLE_DATE = re.compile(
-    rf"{_TITLE_WORD}.*?\b(?:vom|von|du|dated|del|van|of|le|from)\s+({DATE.pattern})",
+    rf"{_TITLE_WORD}.*?\b(?:vom|von|du|dated|del|van|of|le|from)\s+({DATE.pattern})"
+    # The title, its number, and the date ending the line: "Beitragsrechnung zur
+    # Kraftfahrtversicherung Nr. 00.123.456.7 11. März 2014".
+    rf"|{_TITLE_WORD}.*?(?:nr\.?|no\.?|n°|nº|#)\s*:?\s*\S*\d\S*\s+({DATE.pattern})\s*$",
     re.IGNORECASE)
 _TITLE_NUMBER = re.compile(
     rf"{_TITLE_WORD}(?:\s+\S+){{0,3}}?\s*(?:nr\.?|no\.?|n°|nº|number|nummer|#)\s*:?\s*"

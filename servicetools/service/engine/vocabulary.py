@@ -30,9 +30,11 @@ _INVOICE_NUMBER = (
 )
 _DATE = ("Datum", "Date", "Fecha", "Data")
 _INVOICE_DATE = (
-    "Rechnungsdatum", "Belegdatum", "Ausstellungsdatum", "Date de facture",
+    "Rechnungsdatum", "Belegdatum", "Ausstellungsdatum", "Datum der Rechnung",
+    "Rechnung vom", "Date de facture", "Date de la facture", "Facture du",
     "Date de facturation", "Date d'émission", "Date facture", "Factuurdatum",
-    "Fecha de factura", "Fecha de emisión", "Fecha factura", "Data fattura",
+    "Fecha de factura", "Fecha de la factura", "Fecha de emisión", "Fecha factura",
+    "Data fattura", "Data della fattura",
     "Data documento", "Data di emissione", "Invoice Date", "Date of Issue", "Issue Date",
     "Billing Date", *_DATE,
 )
@@ -42,9 +44,9 @@ _DUE_DATE = (
 )
 _TOTAL = (
     "Gesamtbetrag", "Gesamtsumme", "Rechnungsbetrag", "Endbetrag", "Bruttobetrag",
-    "Zahlbetrag", "Zu zahlen", "Bruttosumme", "Brutto", "Rechnungssumme", "Summe brutto",
-    "Gesamt", "Summe", "Total TTC", "Montant TTC",
-    "Net à payer", "Total à payer", "Montant total", "Totaal", "Totaalbedrag",
+    "Zahlbetrag", "Zu zahlen", "Endsumme", "Bruttosumme", "Brutto", "Rechnungssumme",
+    "Summe brutto", "Gesamt", "Summe", "Total TTC", "Montant TTC", "Total facture TTC",
+    "Facture TTC", "Net à payer", "Total à payer", "Montant total", "Totaal", "Totaalbedrag",
     "Te betalen", "Rekeningsbedrag", "Factuurbedrag", "Totaal te betalen", "Montant à payer",
     "Importe total", "Total a pagar", "Totale", "Totale documento",
     "Importo totale", "Totale da pagare", "Total", "Grand Total", "Total Due",
