@@ -8,7 +8,8 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-wheel e2e fuzz bench bench-accuracy bench-tables train serve lint clean
+.PHONY: demo test test-wheel e2e fuzz bench bench-accuracy bench-tables bench-reliability \
+	bench-limits train serve lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +41,15 @@ e2e: $(STAMP)
 bench: $(STAMP)
 	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/train.py|bench/realsets.py|bench/tables.py|bench/icdar.py) continue;; esac; \
 		echo "== $$b"; $(PY) $$b || exit 1; done
+
+# kill -9 during 50 extractions, 50 triggers beside 200 status requests, one user's
+# largest update beside another's triggers (about 3 min).
+bench-reliability: $(STAMP)
+	$(PY) bench/reliability.py
+
+# The largest accepted request of every limit, and the smallest refused (about 3 min).
+bench-limits: $(STAMP)
+	$(PY) bench/limits.py
 
 bench-accuracy: $(STAMP)
 	$(PY) bench/accuracy.py

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from .. import wire
 from ..wire.protocol import AUTH_HEADER, ErrorCode
@@ -84,7 +85,13 @@ async def json_body(request: Request, schema: str, *, check: bool = True) -> dic
     """
     settings = parts(request).settings
     raw = await read_body(request, settings.max_body_bytes)
-    body = _parse(raw, settings.max_json_depth)
+    # Parsing and checking a body near the size limit takes seconds: off the event loop,
+    # so other users' requests are answered meanwhile.
+    return await run_in_threadpool(_checked, raw, schema, check, settings.max_json_depth)
+
+
+def _checked(raw: bytes, schema: str, check: bool, max_depth: int) -> dict[str, Any]:
+    body = _parse(raw, max_depth)
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object.")
     unknown = _unknown_fields(body, schema)

@@ -35,6 +35,9 @@ class Settings:
     #: How deeply a JSON body's arrays and objects may nest (the interface's deepest
     #: request, an update of a table's cells, is five levels; 1,000 crashed the parser).
     max_json_depth: int = 64
+    #: Values (field values and table cells) one result/update may carry: each is
+    #: checked and stored, and a body at the size limit could hold 1.5 million.
+    max_update_values: int = 100_000
     hosted_timeout: float = 15.0
     hosted_max_redirects: int = 3
     #: Engine worker processes; the engine is CPU-bound, so one per core.
@@ -50,8 +53,9 @@ class Settings:
 
     @property
     def max_body_bytes(self) -> int:
-        # base64 grows a document by 4/3; leave room for the JSON around it.
-        return self.max_document_bytes * 4 // 3 + MIB
+        # base64 grows a document by 4/3, and MIME line breaks (CRLF after every 76
+        # characters) by 78/76 more; leave room for the JSON around it.
+        return self.max_document_bytes * 4 // 3 * 78 // 76 + MIB
 
     @property
     def database_path(self) -> Path:

@@ -29,6 +29,7 @@ from . import content, objects, protocol, rules, values
 from .content import sniff_content_type
 from .objects import (
     FORMAT_CHECKER,
+    MAX_PROBLEMS,
     SCHEMA_NAMES,
     WireError,
     bundled,
@@ -62,6 +63,7 @@ __all__ = [
     "FINAL_STATUSES",
     "FORMAT_CHECKER",
     "INPUT_TYPES",
+    "MAX_PROBLEMS",
     "MAX_STATUS_IDS",
     "RULE_TYPES",
     "SCHEMA_NAMES",

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import json
 import re
 import reprlib
@@ -45,6 +46,7 @@ from referencing.jsonschema import DRAFT202012
 
 __all__ = [
     "FORMAT_CHECKER",
+    "MAX_PROBLEMS",
     "SCHEMA_NAMES",
     "WireError",
     "bundled",
@@ -177,15 +179,26 @@ def is_valid(obj: Any, name: str) -> bool:
     return validator(name).is_valid(obj)
 
 
+#: At most this many problems are collected from one object: a body of a million bad
+#: values would otherwise cost minutes and gigabytes to describe, and its answer would
+#: be many times its size. The first ones say what is wrong.
+MAX_PROBLEMS = 50
+
+
+def _problems(obj: Any, name: str) -> list[ValidationError]:
+    return sorted(itertools.islice(validator(name).iter_errors(obj), MAX_PROBLEMS),
+                  key=_sort_key)
+
+
 def errors(obj: Any, name: str) -> list[str]:
-    """Every problem of ``obj`` against ``name`` as ``"path: message"``, sorted by path."""
-    found = sorted(validator(name).iter_errors(obj), key=_sort_key)
-    return [f"{error.json_path}: {_message(name, error)}" for error in found]
+    """The problems of ``obj`` against ``name`` as ``"path: message"``, sorted by path
+    (the first `MAX_PROBLEMS` found)."""
+    return [f"{error.json_path}: {_message(name, error)}" for error in _problems(obj, name)]
 
 
 def validate(obj: Any, name: str) -> None:
     """Raise :class:`WireError` unless ``obj`` matches the schema ``name``."""
-    found = sorted(validator(name).iter_errors(obj), key=_sort_key)
+    found = _problems(obj, name)
     if not found:
         return
     best = best_match(found)

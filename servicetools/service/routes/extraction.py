@@ -152,7 +152,7 @@ def _prepare(p: Parts, user: User, body: dict[str, Any], trigger_type: str) -> J
 async def _trigger_body(request: Request) -> dict[str, Any]:
     raw = await json_body(request, "trigger_request", check=False)
     _check_trigger(raw)
-    problems = wire.errors(raw, "trigger_request")
+    problems = await run_in_threadpool(wire.errors, raw, "trigger_request")
     if problems:
         raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
     return raw
@@ -269,7 +269,7 @@ async def list_statuses(request: Request, user: CurrentUser) -> Any:
         raise bad_request(f"extraction_id_list holds {len(ids)} ids; at most "
                           f"{wire.MAX_STATUS_IDS} are allowed per request.",
                           ErrorCode.TOO_MANY_IDS, count=len(ids), limit=wire.MAX_STATUS_IDS)
-    problems = wire.errors(body, "status_list_request")
+    problems = await run_in_threadpool(wire.errors, body, "status_list_request")
     if problems:
         raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
     wanted = list(dict.fromkeys(body["extraction_id_list"]))
@@ -289,8 +289,17 @@ async def list_statuses(request: Request, user: CurrentUser) -> Any:
     errors=(400, 404, 409, 410)))
 async def update_results(request: Request, user: CurrentUser) -> Any:
     schema_output = show_schema_output(request)
-    body = await json_body(request, "update_request")
+    body = await json_body(request, "update_request", check=False)
     p = parts(request)
+    # Counted before the values are checked: checking costs per value.
+    count = _update_values(body)
+    if count > p.settings.max_update_values:
+        raise bad_request(f"The update holds {count:,} values; at most "
+                          f"{p.settings.max_update_values:,} are allowed per request.",
+                          count=count, limit=p.settings.max_update_values)
+    problems = await run_in_threadpool(wire.errors, body, "update_request")
+    if problems:
+        raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
 
     def update() -> dict[str, Any]:
         extraction_id = body["extraction_id"]
@@ -309,4 +318,15 @@ async def update_results(request: Request, user: CurrentUser) -> Any:
                        f"Extraction {extraction_id!r} was changed by {_UPDATE_ATTEMPTS} other "
                        "updates while this one was checked; send it again.")
 
-    return _present(await run_in_threadpool(update), schema_output)
+    # The answer of a large update is megabytes of JSON: built off the event loop too.
+    return await run_in_threadpool(lambda: _present(update(), schema_output))
+
+
+def _update_values(body: dict[str, Any]) -> int:
+    """How many values an update request carries (0 where its shape is wrong: the schema
+    check says what is)."""
+    updates = body.get("updates")
+    if not isinstance(updates, list):
+        return 0
+    return sum(len(u["new_extracted_values"]) for u in updates
+               if isinstance(u, dict) and isinstance(u.get("new_extracted_values"), list))

@@ -1,0 +1,85 @@
+"""What one request may cost, found by bench/limits.py and bench/reliability.py.
+
+- An update carries at most `max_update_values` values, counted before any is checked
+  (a body at the size limit held 1.5 million and took 41 s).
+- A 400 lists at most `wire.MAX_PROBLEMS` problems (100,000 bad values took 5 s and
+  300 MiB to describe, in an answer 45 times the request).
+- A document at the size limit in MIME base64 (CRLF after every 76 characters) fits the
+  body limit.
+
+That bodies are parsed and checked off the event loop (another user's requests waited
+28 s behind one large update) is measured by bench/reliability.py, not here: it is a
+matter of time.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import requests
+
+from servicetools import wire
+from servicetools.service.settings import Settings
+
+from ..helpers import Api, make_invoice_pdf, raw_trigger
+
+STATUS, UPDATE, SYNC = ("/extraction/status/list", "/extraction/result/update",
+                        "/extraction/trigger_sync")
+LIMIT = Settings(data_dir=".").max_update_values
+
+
+def _update(values: list[object], extraction_id: str = "no-such-extraction") -> dict[str, object]:
+    return {"extraction_id": extraction_id, "updates": [
+        {"extracted_target_id": "t-vendor", "type": "field", "new_extracted_values": values}]}
+
+
+def test_an_update_over_the_value_limit_is_refused_before_its_values_are_checked(
+    api: Api,
+) -> None:
+    over = api.post(UPDATE, _update([{"extracted_field": "x"}] * (LIMIT + 1)))
+    assert over.status_code == 400, over.text
+    error = over.json()["error"]
+    assert error["code"] == "invalid_request"
+    assert error["details"] == {"count": LIMIT + 1, "limit": LIMIT}
+    # Bad values over the limit: the count answers, not a check of every value.
+    assert "problems" not in error["details"]
+    # At the limit the values are checked, and then the extraction looked up.
+    at_limit = api.post(UPDATE, _update([{"extracted_field": "x"}] * LIMIT))
+    assert at_limit.status_code == 404, at_limit.text
+
+
+def test_a_400_lists_the_first_problems_only(api: Api) -> None:
+    answer = api.post(UPDATE, _update([1] * 10_000))
+    assert answer.status_code == 400, answer.text
+    problems = answer.json()["error"]["details"]["problems"]
+    assert len(problems) == wire.MAX_PROBLEMS
+    assert problems[0].startswith("$.updates[0].new_extracted_values[")
+
+
+def test_a_document_at_the_size_limit_fits_in_mime_base64(api: Api) -> None:
+    settings = Settings(data_dir=".")
+    pdf = make_invoice_pdf()
+    # A real PDF padded with a comment to the size limit exactly.
+    document = pdf + b"\n%" + b"x" * (settings.max_document_bytes - len(pdf) - 3) + b"\n"
+    assert len(document) == settings.max_document_bytes
+    mime = base64.encodebytes(document).replace(b"\n", b"\r\n").decode()
+    body = raw_trigger(b"")
+    body["document_raw_data"] = mime
+    answer = api.post(SYNC, body)
+    assert answer.status_code == 200, answer.text[:500]
+
+
+def test_the_body_limit_leaves_room_for_line_breaks() -> None:
+    settings = Settings(data_dir=".")
+    encoded = len(base64.encodebytes(b"\0" * settings.max_document_bytes)
+                  .replace(b"\n", b"\r\n"))
+    assert encoded + 1024 < settings.max_body_bytes
+
+
+def test_a_request_over_the_body_limit_is_still_refused(api: Api) -> None:
+    settings = Settings(data_dir=".")
+    answer = requests.post(api.base_url + "/service/api" + SYNC,
+                           data=b"{" + b" " * settings.max_body_bytes + b"}",
+                           headers={"X-Api": str(api.token),
+                                    "Content-Type": "application/json"}, timeout=120)
+    assert answer.status_code == 413
