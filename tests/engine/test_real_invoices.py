@@ -37,6 +37,17 @@ def test_a_french_bill_totals_after_facture_ttc(invoices_config: dict[str, Any])
     assert field_values(extract_all(document, invoices_config))["t-total"] == "62,86"
 
 
+@pytest.mark.parametrize(("printed", "quantity"), [("£4 355.86", "2 250.00"),
+                                                 ("4 355,86 €", "2 250,00")])
+def test_thousands_apart_by_a_space_with_a_currency_are_one_amount(
+        invoices_config: dict[str, Any], printed: str, quantity: str) -> None:
+    # From a real invoice's letter ("Total: £4 355.86"); a quantity before a price
+    # without a currency stays two numbers.
+    document = line_document("NEXGEN", "Invoice NG-INV-2025-00123", f"Pens {quantity}",
+                             f"Total: {printed}")
+    assert field_values(extract_all(document, invoices_config))["t-total"] == printed
+
+
 def test_a_total_read_as_tatal_still_labels(receipts_config: dict[str, Any]) -> None:
     lines = ("Contoso", "123 Main Street", "Sub-Total $1098.99", "Tax $104.40",
              "Tatal $1203.39")

@@ -44,8 +44,12 @@ _CURRENCY = r"(?:[$€£¥₹]|usd|eur|gbp|chf|rm|myr|sgd|rs\.?)"
 _GROUPED = r"\d{1,3}(?:[,.']\d{3})+"
 # With cents; or whole, when a currency sign or thousands grouping says it is money
 # ("$4,500", "$450", "4,500"): a bare "2024" or "3" stays a number.
+# Thousands apart by a space ("£4 355.86", "1 234,56 €") only with a currency sign and
+# cents: without them, "2 250.00" is as often a quantity beside a price.
+_SPACED = r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+[.,]\d{2}"
 AMOUNT = re.compile(
-    rf"(?:{_CURRENCY}\s?)?-?(?:{_GROUPED}|\d+)[.,]\d{{2}}(?:\s?{_CURRENCY})?"
+    rf"{_CURRENCY}\s?-?{_SPACED}|-?{_SPACED}\s?{_CURRENCY}"
+    rf"|(?:{_CURRENCY}\s?)?-?(?:{_GROUPED}|\d+)[.,]\d{{2}}(?:\s?{_CURRENCY})?"
     rf"|{_CURRENCY}\s?-?(?:{_GROUPED}|\d+)(?:[.,]\d{{1,2}})?"
     rf"|-?(?:{_GROUPED}|\d+)\s?{_CURRENCY}"
     rf"|-?{_GROUPED}",
