@@ -482,17 +482,24 @@ _C = 0.1
 
 def _logistic(found: list[Outcome]) -> dict[str, Any]:
     """A logistic model of P(right) over the raw score's log-odds and the evidence."""
+    from servicetools.service.engine.calibration import features
+
+    return logistic_model([features(o.raw, o.evidence) for o in found], [o.right for o in found])
+
+
+def logistic_model(rows: list[dict[str, float]], rights: list[bool]) -> dict[str, Any]:
+    """{"intercept", "coef": {feature: weight}} of a logistic model of P(right), as the
+    engine's calibration reads it (fields and table cells alike)."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from servicetools.service.engine.calibration import features
-
     vectorizer = DictVectorizer(sparse=False)
-    x = vectorizer.fit_transform([features(o.raw, o.evidence) for o in found])
+    x = vectorizer.fit_transform(rows)
     # Strong regularisation: a few hundred values and some thirty features. C was chosen
-    # by the 5-fold Brier score over 0.01-3 (0.1 and 0.03 were best, within 0.001).
-    model = LogisticRegression(C=_C, max_iter=2000)
-    model.fit(x, [o.right for o in found])
+    # by the 5-fold Brier score of the fields over 0.01-3 (0.1 and 0.03 were best, within
+    # 0.001); the cells use the same.
+    model = LogisticRegression(C=_C, max_iter=3000)
+    model.fit(x, rights)
     names = vectorizer.get_feature_names_out()
     return {"intercept": round(float(model.intercept_[0]), 5),
             "coef": {str(n): round(float(c), 5) for n, c in zip(names, model.coef_[0],

@@ -43,7 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import icdar  # noqa: E402  (the bench folder is not a package)
-from realsets import ece  # noqa: E402  (one ECE for fields and cells)
+from realsets import ece, fold_of, logistic_model  # noqa: E402  (one ECE, folds and model)
 
 Grid = icdar.Grid
 Finder = Callable[[Path, list[int]], list[tuple[int, Grid]]]  # (page, grid) of each table
@@ -69,10 +69,20 @@ def configuration(document: icdar.Document) -> dict[str, Any]:
             "extraction_targets": targets}
 
 
+@dataclass(frozen=True)
+class CellOutcome:
+    """One engine cell: its document, confidence, whether it is right, how it was read."""
+
+    document: str
+    confidence: float
+    right: bool
+    evidence: dict[str, float]  # empty for a cell of the engine's own reader
+
+
 @dataclass
 class EngineRun:
     found: list[tuple[int, Grid]]  # (0, grid): pages do not matter for the matching
-    cells: list[tuple[float, bool]] = field(default_factory=list)  # (confidence, right)
+    cells: list[CellOutcome] = field(default_factory=list)
     seconds: float = 0.0
     pages: int = 0
 
@@ -104,7 +114,8 @@ def run_engine(document: icdar.Document) -> EngineRun:
             if key not in seen:
                 seen.add(key)
                 run.found.append((0, grid))
-        run.cells += _cell_outcomes([c for c in target.cells if c.table_index == 0], table)
+        run.cells += _cell_outcomes(document.name,
+                                    [c for c in target.cells if c.table_index == 0], table)
     return run
 
 
@@ -130,14 +141,39 @@ def truth_pages(document: icdar.Document) -> bytes:
         source.close()
 
 
-def _cell_outcomes(cells: list[Any], table: icdar.Table) -> list[tuple[float, bool]]:
+def _cell_outcomes(document: str, cells: list[Any], table: icdar.Table) -> list[CellOutcome]:
     """Each engine cell's confidence and whether it equals the truth cell at its place
     (the engine's first row is the row under the last header row)."""
     first = icdar.header_row(table) + 1
     truth = {place: icdar.compact(text) for place, text in table.grid.items()}
-    return [(float(c.confidence),
-             truth.get((first + c.row, c.column), "") == icdar.compact(c.text))
+    return [CellOutcome(document, float(c.confidence),
+                        truth.get((first + c.row, c.column), "") == icdar.compact(c.text),
+                        dict(c.evidence))
             for c in cells]
+
+
+# -- cell calibration ------------------------------------------------------------------------
+def fit_cells(outcomes: list[CellOutcome]) -> dict[str, Any]:
+    """The engine's ``cells`` model: P(right) of a found table's cell over its evidence."""
+    judged = [o for o in outcomes if o.evidence]
+    model = logistic_model([o.evidence for o in judged], [o.right for o in judged])
+    return {**model, "fitted_on": {"cells": len(judged),
+                                   "documents": len({o.document for o in judged})}}
+
+
+def cross_validated(outcomes: list[CellOutcome], folds: int = 5) -> list[CellOutcome]:
+    """Cells whose confidence comes from a model fitted without their own document's
+    cells; cells of the engine's own reader keep theirs (the model is not theirs)."""
+    from dataclasses import replace
+
+    from servicetools.service.engine.calibration import cell_confidence
+
+    held = [o for o in outcomes if not o.evidence]
+    for fold in range(folds):
+        model = fit_cells([o for o in outcomes if fold_of(o.document, folds) != fold])
+        held += [replace(o, confidence=cell_confidence(o.evidence, o.confidence, {"cells": model}))
+                 for o in outcomes if o.evidence and fold_of(o.document, folds) == fold]
+    return held
 
 
 # -- the libraries --------------------------------------------------------------------------
@@ -223,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="the first N documents")
     parser.add_argument("--engine-only", action="store_true")
     parser.add_argument("--per-document", action="store_true", help="F1 of each document")
+    parser.add_argument("--folds", type=int, default=5, help="folds of the cell model's CV")
     args = parser.parse_args(argv)
     if not args.root.exists():
         print(f"{args.root} not found: the ICDAR 2013 dev set is needed", file=sys.stderr)
@@ -237,6 +274,12 @@ def main(argv: list[str] | None = None) -> int:
             methods, cells = run_set(title, documents, args)
             print(report(title, methods, cells, len(documents),
                          sum(len(d.tables) for d in documents)))
+            if title.startswith("ICDAR") and not args.only and not args.limit:
+                held = cross_validated(cells, args.folds)
+                pairs = [(o.confidence, o.right) for o in held]
+                print(f"Cells, {args.folds}-fold cross-validated cell model (fitted on the "
+                      f"other folds' documents): ECE {ece(pairs):.3f} (goal <= 0.05)")
+                print(reliability(pairs))
             print()
     print("Goals: engine F1 >= 0.90 on ICDAR 2013 dev and ahead of the best library in the "
           "same run; cell ECE <= 0.05.")
@@ -244,12 +287,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_set(title: str, documents: list[icdar.Document], args: argparse.Namespace
-            ) -> tuple[dict[str, Method], list[tuple[float, bool]]]:
+            ) -> tuple[dict[str, Method], list[CellOutcome]]:
     from tqdm import tqdm
 
     names = ["engine"] + ([] if args.engine_only else list(LIBRARIES))
     methods = {name: Method() for name in names}
-    cells: list[tuple[float, bool]] = []
+    cells: list[CellOutcome] = []
     for document in tqdm(documents, desc=title, file=sys.stderr):
         run = run_engine(document)
         engine = methods["engine"]
@@ -296,7 +339,7 @@ def _print_document(name: str, method: str, score: icdar.Score,
           f"{truth} true)", file=sys.stderr)
 
 
-def report(title: str, methods: dict[str, Method], cells: list[tuple[float, bool]],
+def report(title: str, methods: dict[str, Method], outcomes: list[CellOutcome],
            documents: int, tables: int) -> str:
     lines = [f"{title}: {documents} documents, {tables} tables; adjacency relations, "
              "micro-averaged", "",
@@ -317,9 +360,11 @@ def report(title: str, methods: dict[str, Method], cells: list[tuple[float, bool
     for name, method in methods.items():
         for failure in method.failed[:3]:
             lines.append(f"  {name} failed on {failure}")
+    cells = [(o.confidence, o.right) for o in outcomes]
     right = sum(r for _, r in cells)
     lines += ["", f"Engine cells: {len(cells)}, {right / len(cells) if cells else 0:.1%} equal "
-              f"to the truth cell at their place; ECE {ece(cells):.3f} (goal <= 0.05)",
+              f"to the truth cell at their place; ECE {ece(cells):.3f} with the shipped "
+              f"cell model (fitted on ICDAR dev: in-sample there)",
               reliability(cells)]
     return "\n".join(lines)
 

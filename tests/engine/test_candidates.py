@@ -19,7 +19,7 @@ from servicetools.service.engine import (
     extract_group,
     load_document,
 )
-from servicetools.service.engine.candidates import found_tables, judged_cells
+from servicetools.service.engine.candidates import found_tables, headed_pages, judged_cells
 
 from .test_tables import grid
 
@@ -27,13 +27,19 @@ Row = tuple[str, ...]
 
 
 def table_pdf(*tables: tuple[float, list[Row]], ruled: bool = False,
-              columns: tuple[float, ...] = (60, 220, 330, 440)) -> bytes:
-    """A one-page PDF with the tables (top y in points, rows of cells) drawn in it."""
+              columns: tuple[float, ...] = (60, 220, 330, 440),
+              prose: tuple[str, ...] = ()) -> bytes:
+    """A one-page PDF with the tables (top y in points, rows of cells) drawn in it; with
+    `prose`, a page of those lines before it."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
     buffer = io.BytesIO()
     page = canvas.Canvas(buffer, pagesize=A4)
+    if prose:
+        for number, line in enumerate(prose):
+            page.drawString(60, 780 - 16 * number, line)
+        page.showPage()
     page.setFont("Helvetica", 10)
     page.drawString(60, 800, "Annual report 2024")
     for top, rows in tables:
@@ -135,3 +141,59 @@ def test_a_search_area_is_read_by_the_engines_own_reader() -> None:
                      "extraction_targets": [wanted]}
     [result] = extract_group(document, TargetGroup("top", "top", (wanted,)), configuration)
     assert grid(result.cells) == {0: [list(row) for row in REGIONS[1:]]}
+
+
+# -- cell confidence (the shipped cells model, fitted on ICDAR 2013 dev by make train) --
+def test_cells_under_a_row_of_one_cell_are_less_sure_than_those_above_it() -> None:
+    # A name wrapped onto a line of its own ("Alaska" / "Native") may be a row of the
+    # found table: every row under it may then be off by one.
+    rows: list[Row] = [("Region", "Sales", "Staff", "Stores"), ("North", "1200", "15", "4"),
+                       ("South", "950", "11", "3"), ("Far East and", "430", "6", "2"),
+                       ("Pacific",), ("West", "720", "9", "3"), ("Centre", "610", "7", "2")]
+    document = load_document(table_pdf((700, rows)), "application/pdf")
+    cells = judged_cells(document, target("Region", "Sales", "Staff", "Stores"))
+    by_row = {c.row: c.confidence for c in cells if c.column == 1}
+    above, below = by_row[1], by_row[max(by_row)]
+    assert below < above
+
+
+def test_a_found_table_with_columns_the_schema_lacks_is_less_sure() -> None:
+    named_all = judged_cells(load_document(table_pdf((700, REGIONS)), "application/pdf"),
+                             target("Region", "Sales", "Staff", "Stores"))
+    wider: list[Row] = [(*row, extra) for row, extra in
+                        zip(REGIONS, ("Notes", "new", "old", "new"), strict=True)]
+    document = load_document(table_pdf((700, wider), columns=(60, 180, 280, 380, 480)),
+                             "application/pdf")
+    fewer_named = judged_cells(document, target("Region", "Sales", "Staff", "Stores"))
+    assert grid(fewer_named) == {0: [list(row) for row in REGIONS[1:]]}
+    assert max(c.confidence for c in fewer_named) < min(c.confidence for c in named_all)
+
+
+def test_cell_confidence_is_the_raw_score_without_a_cells_model() -> None:
+    from servicetools.service.engine.calibration import cell_confidence
+
+    assert cell_confidence({"share": 1.0}, 0.9, {"kinds": {}}) == 0.9
+    model = {"cells": {"intercept": 0.0, "coef": {"share": 2.0}}}
+    assert cell_confidence({"share": 1.0}, 0.9, model) == pytest.approx(0.8808, abs=1e-4)
+
+
+# -- what the finders are given --------------------------------------------------------
+PROSE = ("The year went well: we thank every customer for their trust.",
+         "The figures follow on the next page.")
+
+
+def test_a_page_without_the_schemas_headings_is_not_given_to_the_finders() -> None:
+    document = load_document(table_pdf((700, REGIONS), prose=PROSE), "application/pdf")
+    wanted = target("Region", "Sales", "Staff", "Stores")
+    assert headed_pages(document, wanted) == [2]
+    cells = tables_of(document, wanted)["t-table"]
+    assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}
+    assert sorted(document.__dict__["_found_tables"]) == [2]  # page 1 never read
+
+
+@pytest.mark.parametrize("ruled", [False, True], ids=["unruled", "ruled"])
+def test_the_ruled_table_finder_reads_only_pages_that_draw_rules(ruled: bool) -> None:
+    document = load_document(table_pdf((700, REGIONS), ruled=ruled), "application/pdf")
+    assert document.pages[0].ruled is ruled
+    flavors = {f.flavor for f in found_tables(document)}
+    assert ("lattice" in flavors) is ruled

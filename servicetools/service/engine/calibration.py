@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["KINDS", "calibrated", "features", "load_map"]
+__all__ = ["KINDS", "calibrated", "cell_confidence", "features", "load_map"]
 
 #: The kinds a map exists for; any other kind uses the "all" map.
 KINDS = ("address", "amount", "code", "date", "name", "number", "text")
@@ -79,3 +79,19 @@ def calibrated(kind: str, raw: float, table: dict[str, Any] | None = None,
         x0, x1, y0, y1 = xs[right - 1], xs[right], ys[right - 1], ys[right]
         value = y0 if x1 == x0 else y0 + (y1 - y0) * (raw - x0) / (x1 - x0)
     return round(min(_CEILING, max(_FLOOR, float(value))), 4)
+
+
+def cell_confidence(evidence: dict[str, float], raw: float,
+                    table: dict[str, Any] | None = None) -> float:
+    """The probability that a found table's cell is right, from how it was read.
+
+    The ``cells`` model of the map (a logistic model over the cell's evidence, fitted
+    on the ICDAR 2013 dev tables by ``make train``) decides; without one, `raw`.
+    """
+    model = (table or load_map()).get("cells")
+    if not model:
+        return round(raw, 4)
+    score = model["intercept"] + sum(
+        model["coef"].get(name, 0.0) * value for name, value in evidence.items())
+    value = 1 / (1 + math.exp(-max(-30.0, min(30.0, score))))
+    return round(min(_CEILING, max(_FLOOR, value)), 4)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import tempfile
 import warnings
@@ -29,12 +30,13 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from ...wire.values import parse_number
-from .pages import Document
+from .calibration import cell_confidence
+from .pages import Document, Page
 from .results import EngineCell
 from .shapes import header_test, validates
 from .tables import assign, closes_items
 
-__all__ = ["Found", "found_tables", "judged_cells"]
+__all__ = ["Found", "found_tables", "headed_pages", "judged_cells"]
 
 log = logging.getLogger("servicetools.service")
 
@@ -45,6 +47,10 @@ _STACKED = 5
 _NAME_MATCH = 85
 # Of the schema's named columns, at least this share must be found in the header row.
 _MIN_SHARE = 0.5
+# A page is given to the finders when its words hold at least this share of the
+# schema's named columns (each by half its words or more, anywhere on the page): less
+# strict than the judgement, which needs half in one header row.
+_PAGE_SHARE = 0.4
 # Found tables headed nearly as well as the best one are the target's too (a table
 # continued on the next page); the others are tables that share some headings.
 _SHARE_MARGIN = 0.1
@@ -68,32 +74,40 @@ class Found:
     flavor: str = "network"
 
 
-def found_tables(document: Document) -> list[Found]:
-    """camelot's tables of every text-layer page of a PDF (computed once per document)."""
-    cached: list[Found] | None = document.__dict__.get("_found_tables")
-    if cached is None:
-        cached = _camelot(document) if document.source else []
-        document.__dict__["_found_tables"] = cached
-    return cached
+def found_tables(document: Document, pages: Sequence[int] | None = None) -> list[Found]:
+    """camelot's tables of the given text-layer pages of a PDF (all when None): lattice
+    where the page draws ruling lines, network everywhere. Each page is read once per
+    document, whatever the targets that ask."""
+    done: dict[int, list[Found]] = document.__dict__.setdefault("_found_tables", {})
+    text_pages = {p.number: p for p in document.pages if p.source == "text" and p.words}
+    wanted = [n for n in (text_pages if pages is None else pages) if n in text_pages]
+    missing = [text_pages[n] for n in wanted if n not in done]
+    if missing and document.source:
+        found = _camelot(document.source, missing)
+        for page in missing:
+            done[page.number] = [f for f in found if f.page == page.number]
+    return [f for n in sorted(wanted) for f in done.get(n, [])]
 
 
-def _camelot(document: Document) -> list[Found]:
-    pages = [p.number for p in document.pages if p.source == "text" and p.words]
-    if not pages:
-        return []
+def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
     try:
         import camelot
     except ImportError:
         return []
     found: list[Found] = []
     with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
-        file.write(document.source)
+        file.write(source)
         file.flush()
         for flavor in _FLAVORS:
+            # lattice draws the page to find its rules: a third of a second spent for
+            # nothing on a page without any.
+            numbers = [p.number for p in pages if flavor != "lattice" or p.ruled]
+            if not numbers:
+                continue
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # "No tables found on page-2", and such
-                    tables = camelot.read_pdf(file.name, pages=",".join(map(str, pages)),
+                    tables = camelot.read_pdf(file.name, pages=",".join(map(str, numbers)),
                                               flavor=flavor)
             except Exception:  # noqa: BLE001  the engine's own reader is left
                 log.warning("camelot (%s) could not read the document", flavor, exc_info=True)
@@ -103,6 +117,32 @@ def _camelot(document: Document) -> list[Found]:
                             _box(t), flavor)
                       for t in tables]
     return found
+
+
+def headed_pages(document: Document, target: dict[str, Any]) -> list[int]:
+    """The text pages whose words name enough of the target's columns for a found table
+    there to be judged its own: a page without them is not given to the finders."""
+    schema = list(target.get("header_schema") or [])
+    if not schema:
+        return []
+    _, named = _tests(schema)
+    names = [[compact(t) for t in str(c.get("name", "")).split()] for c in schema
+             if not (c.get("header_matching_validation_tree") or {}).get("rule_groups")]
+    # Columns found by their header tree cannot be looked for by words: counted as there.
+    by_tree = sum(1 for c in schema
+                  if (c.get("header_matching_validation_tree") or {}).get("rule_groups"))
+    need = max(min(2, named), math.ceil(_PAGE_SHARE * named))
+    pages = []
+    for page in document.pages:
+        if page.source != "text" or not page.words:
+            continue
+        text = "".join(compact(w.text) for w in page.words)
+        present = by_tree + sum(
+            1 for tokens in names
+            if tokens and 2 * sum(t in text for t in tokens if t) >= len(tokens))
+        if present >= need:
+            pages.append(page.number)
+    return pages
 
 
 def _box(table: Any) -> tuple[float, float, float, float]:
@@ -251,16 +291,18 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return width * height > 0.5 * smaller if smaller > 0 else True
 
 
-def _judged(document: Document, target: dict[str, Any]) -> list[_Judged | None]:
-    """The target's judgement of each found table, remembered per document and schema."""
+def _judged(document: Document, target: dict[str, Any], pages: list[int]
+            ) -> list[_Judged | None]:
+    """The target's judgement of each table found on the pages, remembered per document,
+    schema and pages."""
     schema = list(target.get("header_schema") or [])
     memo: dict[str, list[_Judged | None]] = document.__dict__.setdefault("_judged", {})
-    key = json.dumps(schema, sort_keys=True, default=str)
+    key = json.dumps([schema, pages], sort_keys=True, default=str)
     if key not in memo:
         tests, named = _tests(schema)
         positions = sorted(int(c.get("position", 0)) for c in schema)
         memo[key] = [_judge(f, tests, named, positions) if schema else None
-                     for f in found_tables(document)]
+                     for f in found_tables(document, pages)]
     return memo[key]
 
 
@@ -276,13 +318,17 @@ def judged_cells(document: Document, target: dict[str, Any],
     schema = list(target.get("header_schema") or [])
     if not schema:
         return []
-    mine = _judged(document, target)
-    others = [_judged(document, rival) for rival in rivals]
+    # The pages any of the targets may find its table on: rivals judge the same tables.
+    pages = sorted({n for t in (target, *rivals) for n in headed_pages(document, t)})
+    mine = _judged(document, target, pages)
+    others = [_judged(document, rival, pages) for rival in rivals]
     judged = []
+    contested: dict[int, float] = {}  # id of a judgement -> the best rival's share
     for index, judgement in enumerate(mine):
         rival_shares = [theirs.share for other in others if (theirs := other[index]) is not None]
         if judgement is not None and judgement.share >= max(rival_shares, default=0.0):
             judged.append(judgement)
+            contested[id(judgement)] = max(rival_shares, default=0.0)
     # The tables headed as the schema says; not those that share some of its headings.
     best = max((j.share for j in judged), default=0.0)
     judged = _distinct([j for j in judged if j.share >= best - _SHARE_MARGIN])
@@ -291,11 +337,53 @@ def judged_cells(document: Document, target: dict[str, Any],
     cells: list[EngineCell] = []
     for index, table in enumerate(judged):
         rows = _body(table, trees)
-        for number, row in enumerate(rows):
-            for position in positions:
-                column = table.columns.get(position)
-                text = row[column].strip() if column is not None and column < len(row) else ""
+        grid = [[row[c].strip() if (c := table.columns.get(p)) is not None and c < len(row)
+                 else "" for p in positions] for row in rows]
+        numeric = [_numeric_share([line[i] for line in grid]) for i in range(len(positions))]
+        for number, line in enumerate(grid):
+            for i, (position, text) in enumerate(zip(positions, line, strict=True)):
                 valid = validates(text, trees.get(position))
-                confidence = _JUDGED * table.share * (_INVALID if valid is False else 1.0)
-                cells.append(EngineCell(text, index, number, position, round(confidence, 4)))
+                evidence = _evidence(table, grid, number, i, numeric[i], valid)
+                evidence["contested"] = contested.get(id(table), 0.0)
+                confidence = cell_confidence(evidence, _JUDGED * table.share * (
+                    _INVALID if valid is False else 1.0))
+                cells.append(EngineCell(text, index, number, position, confidence, evidence))
     return cells
+
+
+def _numeric_share(texts: list[str]) -> float:
+    filled = [t for t in texts if t]
+    return sum(parse_number(t) is not None for t in filled) / len(filled) if filled else 0.0
+
+
+def _evidence(table: _Judged, grid: list[list[str]], row: int, column: int,
+              numeric: float, valid: bool | None) -> dict[str, float]:
+    """How a cell of a judged table was read, for its calibrated confidence: what makes
+    a found table's cell land off its place (a row split in two, a heading taken for a
+    row, a number in a column of words) shows in its table, row and column."""
+    text = grid[row][column]
+    filled = sum(bool(t) for t in grid[row])
+    # Once a wrapped line is taken for a row of its own, every row under it is off by
+    # one: one-cell rows above a cell speak against its place.
+    lone_above = sum(sum(bool(t) for t in line) == 1 for line in grid[:row])
+    is_number = parse_number(text) is not None if text else False
+    return {
+        "share": table.share,
+        "lattice": float(table.found.flavor == "lattice"),
+        "above_header": float(table.header > 0),
+        "extra_columns": float(len(table.found.rows[table.header]) > len(grid[row])),
+        "width": len(table.found.rows[table.header]) / len(grid[row]),
+        "few_rows": float(len(grid) < 3),
+        "empty": float(not text),
+        "number": float(is_number),
+        "column_numeric": numeric,
+        "odd_kind": float(bool(text) and is_number != (numeric > 0.5)),
+        "row_fill": filled / len(grid[row]),
+        "lone": float(filled == 1),
+        "lines": float(min(text.count("\n"), 3)),
+        "first_row": float(row == 0),
+        "lone_above": math.log1p(lone_above),
+        "depth": row / len(grid),
+        "last_row": float(row == len(grid) - 1),
+        "invalid": float(valid is False),
+    }

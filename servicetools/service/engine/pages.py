@@ -55,6 +55,9 @@ class Page:
     png: bytes
     words: list[Word] = field(default_factory=list)
     source: str = "text"
+    # Whether the text layer's page draws ruling lines (lines or boxes), where a finder
+    # of ruled tables may find one.
+    ruled: bool = False
 
 
 @dataclass
@@ -139,6 +142,7 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
                         png=png,
                         words=words,
                         source=source,
+                        ruled=source == "text" and _has_rules(plumber_page),
                     )
                 )
     except DocumentError:
@@ -195,6 +199,11 @@ def _gray_png(buffer: Any, width: int, height: int, stride: int) -> bytes:
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def _has_rules(page: Any) -> bool:
+    """Two or more lines or boxes drawn on the page (parsed with its words already)."""
+    return len(page.lines) + len(page.rects) >= 2
 
 
 def _text_layer_words(page: Any) -> list[Word]:

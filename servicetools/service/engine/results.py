@@ -26,6 +26,8 @@ class EngineCell:
     row: int
     column: int
     confidence: float
+    # How a judged table's cell was read (calibration.py), kept for fitting; never sent.
+    evidence: dict[str, float] = field(default_factory=dict, compare=False)
 
 
 @dataclass
