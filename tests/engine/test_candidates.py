@@ -98,6 +98,16 @@ def test_headings_over_two_rows_and_a_group_heading_are_the_header() -> None:
     assert grid(cells) == {0: [["North", "1200", "1300", "+8%"], ["South", "950", "900", "-5%"]]}
 
 
+def test_headings_wrapped_onto_the_row_under_the_header_are_no_row_of_the_table() -> None:
+    # As in camelot's "health" sample: "Public" over "Health", the schema naming the
+    # upper line; the lower line is header too, and the first row is a state's.
+    rows: list[Row] = [("Region", "Sales", "Staff", "Stores"), ("", "(EUR)", "(people)", ""),
+                       *REGIONS[1:]]
+    document = load_document(table_pdf((700, rows)), "application/pdf")
+    cells = tables_of(document, target("Region", "Sales", "Staff", "Stores"))["t-table"]
+    assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}
+
+
 def test_a_wrapped_description_joins_its_row_and_totals_end_the_items() -> None:
     rows: list[Row] = [("Description", "Qty", "Price", "Amount"),
                        ("Consulting services,", "10", "50.00", "500.00"), ("March 2024",),

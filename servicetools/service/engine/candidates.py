@@ -204,9 +204,24 @@ def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> _Ju
         share = 2 * len(chosen) / (named + max(headings, len(chosen)))
         if best is None or share > best.share:
             columns = {position: column for column, position in chosen.items()}
-            best = _Judged(found, header, _fill(columns, positions, len(found.rows[header])),
-                           share)
+            best = _Judged(found, _wrapped_heading(found.rows, header),
+                           _fill(columns, positions, len(found.rows[header])), share)
     return best
+
+
+def _wrapped_heading(rows: tuple[tuple[str, ...], ...], header: int) -> int:
+    """The last row of a header whose headings wrap onto the rows under it ("Public" over
+    "Health"): rows with no number, nothing in the first column (where a group of rows
+    is named, "Sex") and text only under headings."""
+    while header + 1 < len(rows):
+        below, heading = rows[header + 1], rows[header]
+        filled = [i for i, text in enumerate(below) if text.strip()]
+        if not filled or below[0].strip() or any(
+                i >= len(heading) or not heading[i].strip()
+                or parse_number(below[i]) is not None for i in filled):
+            break
+        header += 1
+    return header
 
 
 def _fill(columns: dict[int, int], positions: list[int], width: int) -> dict[int, int]:
