@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from servicetools.service.engine import load_document
+from servicetools.service.engine import Document, Page, Word, load_document
 
 from .conftest import render_png
 from .test_fields import extract_all, field_values, line_document
@@ -153,3 +153,13 @@ def test_a_receipt_on_its_side_or_head_down_is_read_upright(
     assert values["t-receipt-date"].startswith("04.12.2014")
     # "Bon-Nr.:1433" read as one piece is split after the label's colon.
     assert values["t-receipt-number"] == "1433"
+
+
+def test_a_total_printed_large_under_a_small_label(invoices_config: dict[str, Any]) -> None:
+    # As on WeasyPrint's sample invoice: "TOTAL DUE" in small capitals, the amount
+    # twice as high under it, further below than three label heights.
+    words = [Word("WeasyPrint", 0.14, 0.10, 0.30, 0.12),
+             Word("TOTAL", 0.78, 0.746, 0.82, 0.758), Word("DUE", 0.83, 0.746, 0.86, 0.758),
+             Word("€10,545.00", 0.69, 0.803, 0.86, 0.827)]
+    document = Document("application/pdf", [Page(1, 595, 842, b"", words, "text")])
+    assert field_values(extract_all(document, invoices_config))["t-total"] == "€10,545.00"

@@ -66,7 +66,8 @@ _SHAPE_ONLY = 0.4
 _SHAPE_INVALID = 0.6
 _BELOW = 0.9
 _BELOW_BARE = 0.7
-# How far below its label a value may stand, in label heights.
+# How far below its label a value may stand, in heights of the label or of the value's
+# line, whichever is larger.
 _BELOW_REACH = 1.5
 _BELOW_REACH_SHAPED = 3.0
 # Gaps in units of the line's mean character width.
@@ -292,6 +293,10 @@ def extract_fields(
             if value.text:
                 value.raw = value.confidence
                 value.evidence.update({f"kind_{kind}": 1.0, "ocr": float(read == "ocr")})
+                if kind in ("name", "text"):
+                    # A name with digits in it ("REFCLI0215", "GLN 4304171000002") is
+                    # more often a reference or a code taken for the name.
+                    value.evidence["digits"] = min(1.0, sum(c.isdigit() for c in value.text) / 4)
                 value.confidence = calibrated(f"{kind}:{read}", value.confidence,
                                               evidence=value.evidence)
     return result
@@ -534,7 +539,8 @@ def _below(
     if below >= len(lines):
         return [], below
     line = lines[below]
-    if line.page != here.page or line.y0 - here.y1 > reach * here.height:
+    # In heights of the larger of the two: a total printed large under a small label.
+    if line.page != here.page or line.y0 - here.y1 > reach * max(here.height, line.height):
         return [], below
     char = _char_width(line)
     # A value under its label starts near the label's left edge, or (a column under its
