@@ -8,6 +8,8 @@ under the items, two tables on one page for two targets, and no table at all.
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -207,3 +209,41 @@ def test_the_ruled_table_finder_reads_only_pages_that_draw_rules(ruled: bool) ->
     assert document.pages[0].ruled is ruled
     flavors = {f.flavor for f in found_tables(document)}
     assert ("lattice" in flavors) is ruled
+
+
+def test_a_found_table_ends_where_another_targets_header_starts() -> None:
+    # Two tables one under the other in the same columns: a finder may read them as one.
+    staff: list[Row] = [("Team", "Staff", "Open roles", "Budget"), ("Sales", "12", "2", "400"),
+                        ("Support", "8", "1", "250")]
+    document = load_document(table_pdf((700, [*REGIONS, *staff])), "application/pdf")
+    regions = target("Region", "Sales", "Staff", "Stores", target_id="t-regions")
+    teams = target("Team", "Staff", "Open roles", "Budget", target_id="t-teams")
+    assert grid(judged_cells(document, regions, [teams])) == {
+        0: [list(row) for row in REGIONS[1:]]}
+    assert grid(judged_cells(document, teams, [regions])) == {0: [list(row) for row in staff[1:]]}
+
+
+# -- real pages (data/real/, with their licences in its README) --------------------------
+REAL = Path(__file__).resolve().parents[2] / "data" / "real"
+
+
+@pytest.mark.parametrize(("name", "table", "rule_last"), [
+    ("azure-form-recognizer-samples/Invoice_1", 0, False),  # ruled, five columns
+    ("azure-form-recognizer-samples/sample-invoice", 0, False),  # two ruled tables
+    ("indico-toolkit/inv_sample2", 0, False),  # a column without a heading
+    # Totals under the items: the last column's rule ("not empty") ends the items.
+    ("gcp-documentai-toolbox/toolbox_invoice_test", 0, True),
+])
+def test_tables_of_real_pages_named_by_their_headings(name: str, table: int,
+                                                      rule_last: bool) -> None:
+    truth = json.loads((REAL / f"{name}.truth.json").read_text(encoding="utf-8"))
+    targets = []
+    for number, rows in enumerate(t["rows"] for t in truth["tables"]):
+        wanted = target(*rows[0], target_id=f"t-{number}")
+        if rule_last:
+            wanted["header_schema"][-1]["extracted_value_validation_tree"] = {
+                "name": "amount", "rule_groups": [{"name": "v", "rules": [{"type": "not_empty"}]}]}
+        targets.append(wanted)
+    document = load_document((REAL / f"{name}.pdf").read_bytes(), "application/pdf")
+    cells = tables_of(document, *targets)[f"t-{table}"]
+    assert grid(cells)[0] == truth["tables"][table]["rows"][1:]

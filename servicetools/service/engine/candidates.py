@@ -211,14 +211,14 @@ def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> _Ju
 
 def _wrapped_heading(rows: tuple[tuple[str, ...], ...], header: int) -> int:
     """The last row of a header whose headings wrap onto the rows under it ("Public" over
-    "Health"): rows with no number, nothing in the first column (where a group of rows
-    is named, "Sex") and text only under headings."""
+    "Health"): rows with no digit (a value such as "PO-3333" is a row), nothing in the
+    first column (where a group of rows is named, "Sex") and text only under headings."""
     while header + 1 < len(rows):
         below, heading = rows[header + 1], rows[header]
         filled = [i for i, text in enumerate(below) if text.strip()]
         if not filled or below[0].strip() or any(
                 i >= len(heading) or not heading[i].strip()
-                or parse_number(below[i]) is not None for i in filled):
+                or any(c.isdigit() for c in below[i]) for i in filled):
             break
         header += 1
     return header
@@ -237,15 +237,20 @@ def _fill(columns: dict[int, int], positions: list[int], width: int) -> dict[int
     return filled
 
 
-def _body(table: _Judged, trees: dict[int, Any]) -> list[tuple[str, ...]]:
+def _body(table: _Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, int]] = ()
+          ) -> list[tuple[str, ...]]:
     """The rows under the header, up to the totals: a row opening with "Subtotal" or
     "Total" ends the items (as in tables.py), and so does a row whose cells most of the
-    columns' rules refuse ("Total Due:", "", "", "$399.99" under Qty and Price)."""
+    columns' rules refuse ("Total Due:", "", "", "$399.99" under Qty and Price). A row
+    that heads another table target's table (`others`: its tests and named columns)
+    ends it too: a finder read two tables one under the other as one."""
     body: list[tuple[str, ...]] = []
     ruled = [p for p, tree in trees.items() if tree and tree.get("rule_groups")]
     for row in table.found.rows[table.header + 1:]:
         if not any(text.strip() for text in row):
             continue
+        if any(_heads(row, tests, named) for tests, named in others):
+            break
         if ruled and body and _continues(row, body[-1]):
             # "Consulting services," / "March 2024": a description wrapped onto a row
             # of its own in the found table is one cell of the row above. Only where the
@@ -259,6 +264,12 @@ def _body(table: _Judged, trees: dict[int, Any]) -> list[tuple[str, ...]]:
             break
         body.append(row)
     return body
+
+
+def _heads(row: tuple[str, ...], tests: _Tests, named: int) -> bool:
+    """Whether the row names enough of a schema's columns to be its header row."""
+    chosen = assign([[p for p, test in tests if text.strip() and test(text)] for text in row])
+    return len(chosen) >= max(2, math.ceil(_MIN_SHARE * named))
 
 
 def _continues(row: tuple[str, ...], above: tuple[str, ...]) -> bool:
@@ -349,9 +360,11 @@ def judged_cells(document: Document, target: dict[str, Any],
     judged = _distinct([j for j in judged if j.share >= best - _SHARE_MARGIN])
     positions = sorted(int(c.get("position", 0)) for c in schema)
     trees = {int(c.get("position", 0)): c.get("extracted_value_validation_tree") for c in schema}
+    others_tests = [_tests(list(r.get("header_schema") or [])) for r in rivals
+                    if r.get("header_schema")]
     cells: list[EngineCell] = []
     for index, table in enumerate(judged):
-        rows = _body(table, trees)
+        rows = _body(table, trees, others_tests)
         grid = [[row[c].strip() if (c := table.columns.get(p)) is not None and c < len(row)
                  else "" for p in positions] for row in rows]
         numeric = [_numeric_share([line[i] for line in grid]) for i in range(len(positions))]
