@@ -31,6 +31,7 @@ from rapidfuzz import fuzz
 
 from ...wire.values import parse_number
 from .calibration import cell_confidence
+from .lines import group_lines
 from .pages import Document, Page
 from .results import EngineCell
 from .shapes import header_test, validates
@@ -47,9 +48,9 @@ _STACKED = 5
 _NAME_MATCH = 85
 # Of the schema's named columns, at least this share must be found in the header row.
 _MIN_SHARE = 0.5
-# A page is given to the finders when its words hold at least this share of the
-# schema's named columns (each by half its words or more, anywhere on the page): less
-# strict than the judgement, which needs half in one header row.
+# A page is given to the finders when a few of its lines hold at least this share of
+# the schema's named columns (each by half its words or more): less strict than the
+# judgement, which needs half in one header row of a found table.
 _PAGE_SHARE = 0.4
 # Found tables headed nearly as well as the best one are the target's too (a table
 # continued on the next page); the others are tables that share some headings.
@@ -120,8 +121,9 @@ def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
 
 
 def headed_pages(document: Document, target: dict[str, Any]) -> list[int]:
-    """The text pages whose words name enough of the target's columns for a found table
-    there to be judged its own: a page without them is not given to the finders."""
+    """The text pages where a few lines together name enough of the target's columns
+    for a found table there to be judged its own (its header row, its headings stacked
+    over up to five lines): the other pages are not given to the finders."""
     schema = list(target.get("header_schema") or [])
     if not schema:
         return []
@@ -129,19 +131,21 @@ def headed_pages(document: Document, target: dict[str, Any]) -> list[int]:
     names = [[compact(t) for t in str(c.get("name", "")).split()] for c in schema
              if not (c.get("header_matching_validation_tree") or {}).get("rule_groups")]
     # Columns found by their header tree cannot be looked for by words: counted as there.
-    by_tree = sum(1 for c in schema
-                  if (c.get("header_matching_validation_tree") or {}).get("rule_groups"))
+    by_tree = named - len(names)
     need = max(min(2, named), math.ceil(_PAGE_SHARE * named))
     pages = []
     for page in document.pages:
         if page.source != "text" or not page.words:
             continue
-        text = "".join(compact(w.text) for w in page.words)
-        present = by_tree + sum(
-            1 for tokens in names
-            if tokens and 2 * sum(t in text for t in tokens if t) >= len(tokens))
-        if present >= need:
-            pages.append(page.number)
+        lines = [compact(line.text) for line in group_lines(page.words)]
+        for top in range(len(lines)):
+            text = "".join(lines[top: top + _STACKED])
+            present = by_tree + sum(
+                1 for tokens in names
+                if tokens and 2 * sum(t in text for t in tokens if t) >= len(tokens))
+            if present >= need:
+                pages.append(page.number)
+                break
     return pages
 
 
