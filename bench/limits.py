@@ -712,10 +712,22 @@ def bench_json_depth(b: Bench, status_base: Call) -> None:
           Call("POST", path, deep_status_body(depth)), Expect(400, "invalid_request"), base)
     b.row(limit, f"status/list, id list nested {depth + 1} levels",
           Call("POST", path, deep_status_body(depth + 1)), Expect(400, "invalid_json"), base)
+    most = LIMITS.max_json_containers
+    b.section(f"JSON arrays and objects: {most:,} (max_json_containers, counted before "
+              "parsing) -> 400 invalid_json; at the limit the body is parsed, walked and "
+              "checked (the schema's 400 invalid_request)")
+    limit = "containers"
+    opening = depth - 2
+    for count, expect in ((most - opening - 1, Expect(400, "invalid_request")),
+                          (most - opening, Expect(400, "invalid_json"))):
+        body = (b'{"extraction_id_list":' + b"[" * opening + b",".join([b"[]"] * count)
+                + b"]" * opening + b"}")
+        b.row(limit, f"{len(body):,} B body: {count:,} [] at level {depth}",
+              Call("POST", path, body), expect, base, probe=True)
     size = LIMITS.max_body_bytes // (10 if b.quick else 1)
     body, count = wide_deep_status_body(depth, size)
     b.row(limit, f"{size:,} B body: {count:,} [] at level {depth}",
-          Call("POST", path, body), Expect(400, "invalid_request"), base, probe=True)
+          Call("POST", path, body), Expect(400, "invalid_json"), base, probe=True)
 
 
 def bench_names(b: Bench, invoice: Call, status_base: Call) -> None:

@@ -35,6 +35,9 @@ class Settings:
     #: How deeply a JSON body's arrays and objects may nest (the interface's deepest
     #: request, an update of a table's cells, is five levels; 1,000 crashed the parser).
     max_json_depth: int = 64
+    #: Arrays and objects in one JSON body (counted as "[" and "{" before parsing): the
+    #: largest update, 100,000 values, needs about one each.
+    max_json_containers: int = 250_000
     #: Values (field values and table cells) one result/update may carry: each is
     #: checked and stored, and a body at the size limit could hold 1.5 million.
     max_update_values: int = 100_000

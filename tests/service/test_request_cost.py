@@ -4,6 +4,8 @@
   (a body at the size limit held 1.5 million and took 41 s).
 - A 400 lists at most `wire.MAX_PROBLEMS` problems (100,000 bad values took 5 s and
   300 MiB to describe, in an answer 45 times the request).
+- A body holds at most `max_json_containers` arrays and objects, counted before it is
+  parsed (twelve million empty arrays took 17 s and 1.7 GiB to be refused).
 - A document at the size limit in MIME base64 (CRLF after every 76 characters) fits the
   body limit.
 
@@ -83,3 +85,17 @@ def test_a_request_over_the_body_limit_is_still_refused(api: Api) -> None:
                            headers={"X-Api": str(api.token),
                                     "Content-Type": "application/json"}, timeout=120)
     assert answer.status_code == 413
+
+
+def test_a_body_of_too_many_arrays_is_refused_before_it_is_parsed(api: Api) -> None:
+    most = Settings(data_dir=".").max_json_containers
+    # The list and the body's object count too: "most" arrays inside are one too many.
+    over = b'{"extraction_id_list":[' + b",".join([b"[]"] * most) + b"]}"
+    answer = api.post_raw(STATUS, over)
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "invalid_json"
+    assert f"{most:,}" in error["message"]
+    # The largest update there is, a value per object, stays under it.
+    at_limit = api.post(UPDATE, _update([{"extracted_field": "x"}] * LIMIT))
+    assert at_limit.status_code == 404, at_limit.text
