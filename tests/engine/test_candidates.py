@@ -1,8 +1,11 @@
 """Tables found by camelot and judged by the header schema, on pages made here.
 
 Each page is drawn with reportlab: unruled and ruled tables, a heading over two rows,
-a group heading spanning columns, a description wrapped onto a second line, totals
-under the items, two tables on one page for two targets, and no table at all.
+a group heading spanning columns, headings wrapped under the header, a description
+wrapped onto a second line, totals under the items, two tables on one page for two
+targets, a table continued on the next page, and no table at all. Four real pages of
+data/real/ (licences in its README) are read against their truth; cell confidence
+and which pages the finders are given are tested too.
 """
 
 from __future__ import annotations
@@ -131,6 +134,24 @@ def test_two_tables_on_a_page_go_each_to_the_target_named_like_it() -> None:
     found = tables_of(document, regions, teams)
     assert grid(found["t-regions"]) == {0: [list(row) for row in REGIONS[1:]]}
     assert grid(found["t-teams"]) == {0: [list(row) for row in staff[1:]]}
+
+
+def test_a_table_continued_under_its_repeated_header_is_a_second_table() -> None:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    more: list[Row] = [("West", "720", "9", "3"), ("Centre", "610", "7", "2")]
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer, pagesize=A4)
+    for rows in (REGIONS, [REGIONS[0], *more]):
+        for number, row in enumerate(rows):
+            for x, text in zip((64, 224, 334, 444), row, strict=True):
+                page.drawString(x, 700 - 16 * number, text)
+        page.showPage()
+    page.save()
+    document = load_document(buffer.getvalue(), "application/pdf")
+    cells = tables_of(document, target("Region", "Sales", "Staff", "Stores"))["t-table"]
+    assert grid(cells) == {0: [list(row) for row in REGIONS[1:]], 1: [list(r) for r in more]}
 
 
 def test_a_schema_no_found_table_matches_leaves_the_engines_own_reader() -> None:
