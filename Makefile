@@ -31,7 +31,7 @@ test-wheel: $(STAMP)
 # The service fuzzed from its OpenAPI with schemathesis (make test runs a short pass).
 FUZZ_EXAMPLES ?= 1500
 fuzz: $(STAMP)
-	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -s -p no:cacheprovider tests/service/test_fuzz.py
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -s -p no:cacheprovider --timeout=3600 tests/service/test_fuzz.py
 
 # Needs Debian's Chromium (apt-get install chromium); `make test` runs it too when present.
 e2e: $(STAMP)

@@ -264,9 +264,14 @@ def cache_key(data: bytes, reader: str) -> str:
 
 def load(path: Path, content_type: str, cache: Path | None, reader: str) -> Any:
     """The engine's Document of a file (words of every page), cached by content and reader."""
+    return load_bytes(path.read_bytes(), content_type, cache, reader)
+
+
+def load_bytes(data: bytes, content_type: str, cache: Path | None, reader: str = "") -> Any:
+    """The engine's Document of some bytes, cached by content and reader."""
     from servicetools.service.engine import load_document
 
-    data = path.read_bytes()
+    reader = reader or reader_version()
     if cache is not None:
         stored = cache / f"{cache_key(data, reader)}.pickle"
         if stored.exists():

@@ -43,7 +43,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import icdar  # noqa: E402  (the bench folder is not a package)
-from realsets import ece, fold_of, logistic_model  # noqa: E402  (one ECE, folds and model)
+from realsets import (  # noqa: E402  (one ECE, folds, model and cache)
+    ece,
+    fold_of,
+    load_bytes,
+    logistic_model,
+)
 
 Grid = icdar.Grid
 Finder = Callable[[Path, list[int]], list[tuple[int, Grid]]]  # (page, grid) of each table
@@ -77,6 +82,7 @@ class CellOutcome:
     confidence: float
     right: bool
     evidence: dict[str, float]  # empty for a cell of the engine's own reader
+    reading: str = "text"  # the pages' words: "text" (layer) or "ocr" (drawn as scans)
 
 
 @dataclass
@@ -87,13 +93,14 @@ class EngineRun:
     pages: int = 0
 
 
-def run_engine(document: icdar.Document) -> EngineRun:
+def run_engine(document: icdar.Document, loaded: Any = None) -> EngineRun:
+    """The engine over the truth's pages (or over `loaded`, a Document already read)."""
     from servicetools.service.engine import extract_group, group_targets, load_document
 
     config = configuration(document)
-    data = truth_pages(document)
     start = time.perf_counter()
-    loaded = load_document(data, "application/pdf")
+    if loaded is None:
+        loaded = load_document(truth_pages(document), "application/pdf")
     results = {t.target_id: t for group in group_targets(config)
                for t in extract_group(loaded, group, config)}
     run = EngineRun([], seconds=time.perf_counter() - start, pages=len(loaded.pages))
@@ -117,6 +124,59 @@ def run_engine(document: icdar.Document) -> EngineRun:
         run.cells += _cell_outcomes(document.name,
                                     [c for c in target.cells if c.table_index == 0], table)
     return run
+
+
+def scanned(document: icdar.Document, dpi: int = 150) -> bytes:
+    """The truth's pages drawn as images (JPEG at `dpi`) in a PDF without a text layer,
+    as a scanner would make them: the engine reads them by OCR."""
+    import pypdfium2 as pdfium
+
+    source = pdfium.PdfDocument(truth_pages(document))
+    try:
+        images = [page.render(scale=dpi / 72).to_pil().convert("RGB") for page in source]
+    finally:
+        source.close()
+    buffer = io.BytesIO()
+    images[0].save(buffer, "PDF", resolution=dpi, save_all=True, append_images=images[1:])
+    return buffer.getvalue()
+
+
+def run_scans(title: str, documents: list[icdar.Document], cache: Path | None = None) -> str:
+    """The engine on the same pages as scans, with and without its finder of ruled tables
+    on OCR'd pages (the header-band reader alone), on one reading of each document."""
+    from tqdm import tqdm
+
+    from servicetools.service.engine import candidates
+
+    methods = {"engine, scans": Method(), "engine, scans, own reader only": Method()}
+    cells: list[CellOutcome] = []
+    finder = candidates.found_tables
+    for document in tqdm(documents, desc=f"{title} as scans", file=sys.stderr):
+        loaded = load_bytes(scanned(document), "application/pdf", cache)
+        for name, method in methods.items():
+            loaded.__dict__.pop("_found_tables", None)
+            loaded.__dict__.pop("_judged", None)
+            # The baseline: no found tables at all, as before the finder of ruled scans.
+            candidates.found_tables = finder if name == "engine, scans" else (
+                lambda *_: [])
+            try:
+                run = run_engine(document, loaded)
+            finally:
+                candidates.found_tables = finder
+            _add(method, run.found, document)
+            if name == "engine, scans":
+                cells += run.cells
+    # No seconds: the OCR is cached, and its speed is bench/accuracy.py's (against bare
+    # rapidocr).
+    lines = [f"{title}, the same pages as scans (drawn at 150 dpi, read by OCR)", "",
+             f"{'method':<32}{'precision':>10}{'recall':>9}{'F1':>8}"]
+    for name, method in methods.items():
+        score = method.score
+        lines.append(f"{name:<32}{score.precision:>10.3f}{score.recall:>9.3f}{score.f1:>8.3f}")
+    pairs = [(o.confidence, o.right) for o in cells]
+    lines.append(f"cells: {len(pairs)}, {sum(r for _, r in pairs) / max(1, len(pairs)):.1%} "
+                 f"equal to the truth cell at their place; ECE {ece(pairs):.3f}")
+    return "\n".join(lines)
 
 
 def truth_pages(document: icdar.Document) -> bytes:
@@ -311,6 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine-only", action="store_true")
     parser.add_argument("--per-document", action="store_true", help="F1 of each document")
     parser.add_argument("--folds", type=int, default=5, help="folds of the cell model's CV")
+    parser.add_argument("--scans", action="store_true",
+                        help="also read every set's pages as scans (OCR: minutes)")
+    parser.add_argument("--cache", type=Path,
+                        default=Path.home() / ".cache" / "servicetools-bench",
+                        help="words of scans already read by OCR")
     args = parser.parse_args(argv)
     if not args.root.exists():
         print(f"{args.root} not found: the ICDAR 2013 dev set is needed", file=sys.stderr)
@@ -325,6 +390,9 @@ def main(argv: list[str] | None = None) -> int:
             methods, cells = run_set(title, documents, args)
             print(report(title, methods, cells, len(documents),
                          sum(len(d.tables) for d in documents)))
+            if args.scans:
+                print()
+                print(run_scans(title, documents, args.cache))
             if title.startswith("ICDAR") and not args.only and not args.limit:
                 held = cross_validated(cells, args.folds)
                 pairs = [(o.confidence, o.right) for o in held]

@@ -26,6 +26,7 @@ from servicetools.service.engine import (
 )
 from servicetools.service.engine.candidates import found_tables, headed_pages, judged_cells
 
+from .conftest import image_only_pdf, render_png
 from .test_tables import grid
 
 Row = tuple[str, ...]
@@ -160,9 +161,26 @@ def test_a_schema_no_found_table_matches_leaves_the_engines_own_reader() -> None
     assert tables_of(document, target("Product", "Colour", "Weight"))["t-table"] == []
 
 
-def test_an_image_has_no_found_tables(invoice_png: bytes) -> None:
+def test_an_image_without_rules_has_no_found_tables(invoice_png: bytes) -> None:
     document = load_document(invoice_png, "image/png")
     assert found_tables(document) == []
+
+
+@pytest.mark.parametrize("kind", ["image/png", "application/pdf"], ids=["image", "scan"])
+def test_a_ruled_table_on_a_page_read_by_ocr_is_found_by_its_rules(kind: str) -> None:
+    # Unruled, a reader of header bands reads it too; ruled, the grid says which word
+    # is in which cell even where columns crowd.
+    rows: list[Row] = [("Region", "Sales", "Staff", "Stores"), ("North", "1200", "15", "4"),
+                       ("South", "950", "11", "3"), ("East", "430", "6", "2")]
+    png = render_png(table_pdf((700, rows), ruled=True))
+    data = png if kind == "image/png" else image_only_pdf(png)
+    document = load_document(data, kind)
+    assert document.pages[0].source == "ocr"
+    found = found_tables(document)
+    assert [f.flavor for f in found] == ["lattice"]
+    assert found[0].rows == tuple(rows)
+    cells = tables_of(document, target("Region", "Sales", "Staff", "Stores"))["t-table"]
+    assert grid(cells) == {0: [list(row) for row in rows[1:]]}
 
 
 def test_a_search_area_is_read_by_the_engines_own_reader() -> None:

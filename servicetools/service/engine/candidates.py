@@ -1,4 +1,4 @@
-"""Tables found by camelot on text-layer pages, judged by the target's header schema.
+"""Tables found by camelot, judged by the target's header schema.
 
 camelot's "network" finder reads tables from a PDF's text layer, ruled or not, and on
 the ICDAR 2013 tables it finds the cells far better than a reader of header bands
@@ -10,12 +10,18 @@ compared without spaces or case); the columns are mapped one-to-one by those nam
 row are the table's. Every found table that is judged the target's is one of its
 tables, so a table continued on the next page under its repeated header is two.
 
+On pages read by OCR there is no text layer for camelot: its finder of ruling lines
+reads the page image instead, and the OCR words are placed in the grid of each table
+drawn with rules.
+
 camelot is an optional part of the service: without it, or on a page it cannot read,
 the engine's own header-band reader (tables.py) is the only one.
 """
 
 from __future__ import annotations
 
+import bisect
+import io
 import json
 import logging
 import math
@@ -32,7 +38,7 @@ from rapidfuzz import fuzz
 from ...wire.values import parse_number
 from .calibration import cell_confidence
 from .lines import group_lines
-from .pages import Document, Page
+from .pages import Document, Page, Word
 from .results import EngineCell
 from .shapes import header_test, validates
 from .tables import assign, closes_items
@@ -48,6 +54,9 @@ _STACKED = 5
 _NAME_MATCH = 85
 # Of the schema's named columns, at least this share must be found in the header row.
 _MIN_SHARE = 0.5
+# Ruling-line crossings this close (a share of the page's width or height) are one
+# column or row edge: a rule drawn two pixels wide, or a little askew on a scan.
+_EDGE = 0.006
 # A page is given to the finders when a few of its lines hold at least this share of
 # the schema's named columns (each by half its words or more): less strict than the
 # judgement, which needs half in one header row of a found table.
@@ -73,20 +82,24 @@ class Found:
     rows: tuple[tuple[str, ...], ...]
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # PDF points
     flavor: str = "network"
+    read: str = "text"  # how its words were read: "text" (layer) or "ocr"
 
 
 def found_tables(document: Document, pages: Sequence[int] | None = None) -> list[Found]:
-    """camelot's tables of the given text-layer pages of a PDF (all when None): lattice
-    where the page draws ruling lines, network everywhere. Each page is read once per
+    """Tables found on the given pages (all when None). On text-layer pages of a PDF,
+    camelot's: lattice where the page draws ruling lines, network everywhere. On pages
+    read by OCR (scans, images), the tables drawn with rules: camelot's line finder over
+    the page image, the OCR words placed in its grid. Each page is read once per
     document, whatever the targets that ask."""
     done: dict[int, list[Found]] = document.__dict__.setdefault("_found_tables", {})
-    text_pages = {p.number: p for p in document.pages if p.source == "text" and p.words}
-    wanted = [n for n in (text_pages if pages is None else pages) if n in text_pages]
-    missing = [text_pages[n] for n in wanted if n not in done]
-    if missing and document.source:
-        found = _camelot(document.source, missing)
-        for page in missing:
-            done[page.number] = [f for f in found if f.page == page.number]
+    readable = {p.number: p for p in document.pages if p.words}
+    wanted = [n for n in (readable if pages is None else pages) if n in readable]
+    missing = [readable[n] for n in wanted if n not in done]
+    text = [p for p in missing if p.source == "text"]
+    found = _camelot(document.source, text) if text and document.source else []
+    for page in missing:
+        done[page.number] = ([f for f in found if f.page == page.number]
+                             if page.source == "text" else _ruled_scan(page))
     return [f for n in sorted(wanted) for f in done.get(n, [])]
 
 
@@ -120,6 +133,65 @@ def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
     return found
 
 
+def _ruled_scan(page: Page) -> list[Found]:
+    """The tables drawn with rules on a page read by OCR: camelot's finder of ruling
+    lines over the page image (what its lattice flavour does on a PDF page), the OCR
+    words of each cell of the grid their crossings make joined line by line."""
+    if not page.png:
+        return []
+    try:
+        import cv2
+        import numpy as np
+        from camelot.image_processing import (
+            adaptive_threshold,
+            find_contours,
+            find_joints,
+            find_lines,
+        )
+        from PIL import Image
+    except ImportError:
+        return []
+    with Image.open(io.BytesIO(page.png)) as opened:
+        image = opened.convert("RGB")
+    width, height = image.size
+    _, threshold = adaptive_threshold(cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR))
+    vertical, _ = find_lines(threshold, direction="vertical")
+    horizontal, _ = find_lines(threshold, direction="horizontal")
+    tables = find_joints(find_contours(vertical, horizontal), vertical, horizontal)
+    found = []
+    for (left, bottom, right, top), joints in tables.items():
+        # Crossings of one rule differ by a pixel or two: one column or row edge each.
+        xs = _edges(sorted(x for x, _ in joints), _EDGE * width)
+        ys = _edges(sorted(y for _, y in joints), _EDGE * height)
+        if len(xs) < 3 or len(ys) < 3:
+            continue
+        cells: dict[tuple[int, int], list[Word]] = {}
+        for word in page.words:
+            x, y = word.center_x * width, word.center_y * height
+            if xs[0] <= x <= xs[-1] and ys[0] <= y <= ys[-1]:
+                place = (min(bisect.bisect(ys, y), len(ys) - 1) - 1,
+                         min(bisect.bisect(xs, x), len(xs) - 1) - 1)
+                cells.setdefault(place, []).append(word)
+        rows = tuple(tuple("\n".join(line.text for line in group_lines(cells.get((r, c), [])))
+                           for c in range(len(xs) - 1)) for r in range(len(ys) - 1))
+        # In the page's points with y upwards, as camelot gives a text page's tables.
+        box = (left / width * page.width, (height - bottom) / height * page.height,
+               right / width * page.width, (height - top) / height * page.height)
+        found.append(Found(page.number, rows, box, "lattice", "ocr"))
+    return found
+
+
+def _edges(values: list[int], tolerance: float) -> list[float]:
+    """Coordinates closer than `tolerance` merged into their mean."""
+    groups: list[list[int]] = []
+    for value in values:
+        if groups and value - groups[-1][-1] <= tolerance:
+            groups[-1].append(value)
+        else:
+            groups.append([value])
+    return [sum(g) / len(g) for g in groups]
+
+
 def headed_pages(document: Document, target: dict[str, Any]) -> list[int]:
     """The text pages where a few lines together name enough of the target's columns
     for a found table there to be judged its own (its header row, its headings stacked
@@ -135,7 +207,7 @@ def headed_pages(document: Document, target: dict[str, Any]) -> list[int]:
     need = max(min(2, named), math.ceil(_PAGE_SHARE * named))
     pages = []
     for page in document.pages:
-        if page.source != "text" or not page.words:
+        if not page.words:
             continue
         lines = [compact(line.text) for line in group_lines(page.words)]
         for top in range(len(lines)):
@@ -402,6 +474,7 @@ def _evidence(table: _Judged, grid: list[list[str]], row: int, column: int,
     return {
         "share": table.share,
         "lattice": float(table.found.flavor == "lattice"),
+        "ocr": float(table.found.read == "ocr"),
         "above_header": float(table.header > 0),
         "extra_columns": float(len(table.found.rows[table.header]) > len(grid[row])),
         "width": len(table.found.rows[table.header]) / len(grid[row]),
