@@ -137,7 +137,10 @@ def scanned(document: icdar.Document, dpi: int = 150) -> bytes:
     finally:
         source.close()
     buffer = io.BytesIO()
-    images[0].save(buffer, "PDF", resolution=dpi, save_all=True, append_images=images[1:])
+    # Fixed dates: the same bytes each run, so the OCR cache (keyed by content) holds.
+    fixed = time.gmtime(1356998400)  # 2013-01-01
+    images[0].save(buffer, "PDF", resolution=dpi, save_all=True, append_images=images[1:],
+                   creationDate=fixed, modDate=fixed)
     return buffer.getvalue()
 
 
