@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import io
+import itertools
 import json
 import logging
 import math
@@ -193,7 +194,7 @@ def _edges(values: list[int], tolerance: float) -> list[float]:
 
 
 def headed_pages(document: Document, target: dict[str, Any]) -> list[int]:
-    """The text pages where a few lines together name enough of the target's columns
+    """The pages where a few lines together name enough of the target's columns
     for a found table there to be judged its own (its header row, its headings stacked
     over up to five lines): the other pages are not given to the finders."""
     schema = list(target.get("header_schema") or [])
@@ -444,10 +445,15 @@ def judged_cells(document: Document, target: dict[str, Any],
         grid = [[row[c].strip() if (c := table.columns.get(p)) is not None and c < len(row)
                  else "" for p in positions] for row in rows]
         numeric = [_numeric_share([line[i] for line in grid]) for i in range(len(positions))]
+        # Once a wrapped line is taken for a row of its own, every row under it is off by
+        # one: one-cell rows above a cell speak against its place.
+        lone_above = list(itertools.accumulate(
+            (sum(bool(t) for t in line) == 1 for line in grid), initial=0))
         for number, line in enumerate(grid):
             for i, (position, text) in enumerate(zip(positions, line, strict=True)):
                 valid = validates(text, trees.get(position))
-                evidence = _evidence(table, grid, number, i, numeric[i], valid)
+                evidence = _evidence(table, grid, number, i, numeric[i], valid,
+                                     lone_above[number])
                 evidence["contested"] = contested.get(id(table), 0.0)
                 confidence = cell_confidence(evidence, _JUDGED * table.share * (
                     _INVALID if valid is False else 1.0))
@@ -461,15 +467,12 @@ def _numeric_share(texts: list[str]) -> float:
 
 
 def _evidence(table: _Judged, grid: list[list[str]], row: int, column: int,
-              numeric: float, valid: bool | None) -> dict[str, float]:
+              numeric: float, valid: bool | None, lone_above: int) -> dict[str, float]:
     """How a cell of a judged table was read, for its calibrated confidence: what makes
     a found table's cell land off its place (a row split in two, a heading taken for a
     row, a number in a column of words) shows in its table, row and column."""
     text = grid[row][column]
     filled = sum(bool(t) for t in grid[row])
-    # Once a wrapped line is taken for a row of its own, every row under it is off by
-    # one: one-cell rows above a cell speak against its place.
-    lone_above = sum(sum(bool(t) for t in line) == 1 for line in grid[:row])
     is_number = parse_number(text) is not None if text else False
     return {
         "share": table.share,
