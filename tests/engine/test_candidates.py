@@ -24,7 +24,13 @@ from servicetools.service.engine import (
     extract_group,
     load_document,
 )
-from servicetools.service.engine.candidates import found_tables, headed_pages, judged_cells
+from servicetools.service.engine.candidates import (
+    Found,
+    _rereads,
+    found_tables,
+    headed_pages,
+    judged_cells,
+)
 
 from .conftest import image_only_pdf, render_png
 from .test_tables import grid
@@ -247,7 +253,22 @@ def test_the_ruled_table_finder_reads_only_pages_that_draw_rules(ruled: bool) ->
     document = load_document(table_pdf((700, REGIONS), ruled=ruled), "application/pdf")
     assert document.pages[0].ruled is ruled
     flavors = {f.flavor for f in found_tables(document)}
+    # camelot's lattice and pdfplumber's "lines" strategy both follow the rules.
     assert ("lattice" in flavors) is ruled
+    assert ("lines" in flavors) is ruled
+    assert "network" in flavors
+
+
+def test_pdfplumber_tables_are_kept_in_camelots_place_or_ruled_where_it_found_none() -> None:
+    camelot = Found(1, (("Region", "Sales"),), (60, 500, 560, 700), "network")
+    again = Found(1, (("Region", "Sales"),), (61, 502, 559, 700), "text")
+    around = Found(1, (("Annual", "report"),), (40, 40, 570, 800), "text")
+    alone = Found(2, (("Region", "Sales"),), (60, 500, 560, 700), "text")
+    ruled = Found(2, (("Region", "Sales"),), (60, 500, 560, 700), "lines")
+    elsewhere = Found(1, (("Team", "Staff"),), (60, 100, 560, 300), "lines")
+    # A text-strategy table is camelot's read again or the page's text run together.
+    assert _rereads([again, around, alone, ruled, elsewhere], [camelot]) == [
+        again, ruled, elsewhere]
 
 
 def test_a_found_table_ends_where_another_targets_header_starts() -> None:

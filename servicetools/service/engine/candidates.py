@@ -1,9 +1,11 @@
-"""Tables found by camelot, judged by the target's header schema.
+"""Tables found by camelot and pdfplumber, judged by the target's header schema.
 
 camelot's "network" finder reads tables from a PDF's text layer, ruled or not, and on
 the ICDAR 2013 tables it finds the cells far better than a reader of header bands
-(bench/tables.py). It does not know which table the configuration means, nor which
-of its rows are headings: the configuration judges. A found table is the target's
+(bench/tables.py). pdfplumber's finder reads some of the same tables again with their
+columns or rows split better, and ruled tables camelot's lattice misses. No finder
+knows which table the configuration means, nor which of a table's rows are headings:
+the configuration judges. A found table is the target's
 when a row near its top names the schema's columns (its header tree, else its name,
 compared without spaces or case); the columns are mapped one-to-one by those names
 (and in order between them for columns without a name); the rows under the header
@@ -15,7 +17,7 @@ reads the page image instead, and the OCR words are placed in the grid of each t
 drawn with rules.
 
 camelot is an optional part of the service: without it, or on a page it cannot read,
-the engine's own header-band reader (tables.py) is the only one.
+pdfplumber's ruled tables and the engine's own header-band reader (tables.py) are left.
 """
 
 from __future__ import annotations
@@ -66,9 +68,16 @@ _PAGE_SHARE = 0.4
 # continued on the next page); the others are tables that share some headings.
 _SHARE_MARGIN = 0.1
 _SPACE = re.compile(r"\s+")
-# camelot's finders, in the order their tables are preferred when both find one table:
-# "lattice" follows ruling lines (exact where they are drawn), "network" the text.
-_FLAVORS = ("lattice", "network")
+# The finders, in the order their tables are preferred when two find one table equally
+# well headed: camelot's "lattice" and pdfplumber's "lines" follow ruling lines (exact
+# where they are drawn), camelot's "network" and pdfplumber's "text" strategy the text.
+_FLAVORS = ("lattice", "network", "lines", "text")
+# Those that follow ruling lines run only on pages that draw some (Page.ruled).
+_RULED = ("lattice", "lines")
+# A pdfplumber table is in the place of a camelot one when their boxes overlap this much
+# (intersection over union).
+_SAME_PLACE = 0.9
+_PLUMBER_TEXT = {"vertical_strategy": "text", "horizontal_strategy": "text"}
 # Confidence of a cell of a judged table: the share of the schema's names found in the
 # header, times this, times 0.7 for a value its column's rules refuse.
 _JUDGED = 0.9
@@ -88,7 +97,8 @@ class Found:
 
 def found_tables(document: Document, pages: Sequence[int] | None = None) -> list[Found]:
     """Tables found on the given pages (all when None). On text-layer pages of a PDF,
-    camelot's: lattice where the page draws ruling lines, network everywhere. On pages
+    camelot's (lattice where the page draws ruling lines, network everywhere) and
+    pdfplumber's (lines and text strategies, as `_rereads` keeps them). On pages
     read by OCR (scans, images), the tables drawn with rules: camelot's line finder over
     the page image, the OCR words placed in its grid. Each page is read once per
     document, whatever the targets that ask."""
@@ -98,6 +108,11 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
     missing = [readable[n] for n in wanted if n not in done]
     text = [p for p in missing if p.source == "text"]
     found = _camelot(document.source, text) if text and document.source else []
+    if text and document.source:
+        # pdfplumber's text strategy only reads camelot's tables again (_rereads): it is
+        # not run on pages where camelot found none.
+        tabled = {f.page for f in found}
+        found += _rereads(_plumber(document.source, text, tabled), found)
     for page in missing:
         done[page.number] = ([f for f in found if f.page == page.number]
                              if page.source == "text" else _ruled_scan(page))
@@ -113,10 +128,10 @@ def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
     with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
         file.write(source)
         file.flush()
-        for flavor in _FLAVORS:
+        for flavor in ("lattice", "network"):
             # lattice draws the page to find its rules: a third of a second spent for
             # nothing on a page without any.
-            numbers = [p.number for p in pages if flavor != "lattice" or p.ruled]
+            numbers = [p.number for p in pages if flavor not in _RULED or p.ruled]
             if not numbers:
                 continue
             try:
@@ -132,6 +147,59 @@ def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
                             _box(t), flavor)
                       for t in tables]
     return found
+
+
+def _plumber(source: bytes, pages: list[Page], tabled: set[int]) -> list[Found]:
+    """pdfplumber's table finder on the pages: its "lines" strategy where the page draws
+    ruling lines, its "text" strategy on the `tabled` ones. Its tables are judged beside
+    camelot's: where camelot's finders split or merge a table's columns, it may not."""
+    import pdfplumber
+
+    found: list[Found] = []
+    try:
+        with pdfplumber.open(io.BytesIO(source)) as plumber:
+            for page in pages:
+                opened = plumber.pages[page.number - 1]
+                for flavor, settings in (("lines", {}), ("text", _PLUMBER_TEXT)):
+                    if not (page.ruled if flavor in _RULED else page.number in tabled):
+                        continue
+                    for table in opened.find_tables(settings):
+                        rows = tuple(tuple((text or "").strip() for text in row)
+                                     for row in table.extract())
+                        x0, top, x1, bottom = (float(v) for v in table.bbox)
+                        # In points with y upwards from the page's foot, as camelot's.
+                        found.append(Found(page.number, rows,
+                                           (x0, page.height - bottom, x1, page.height - top),
+                                           flavor))
+    except Exception:  # noqa: BLE001  camelot's tables and the engine's reader are left
+        log.warning("pdfplumber could not find the document's tables", exc_info=True)
+    return found
+
+
+def _rereads(others: list[Found], found: list[Found]) -> list[Found]:
+    """Of pdfplumber's tables, those in the place of one of camelot's (read again, its
+    columns or rows perhaps split better), and those drawn with rules where camelot
+    found none. Its text strategy also runs a page's text together into one table, around
+    the real ones or over a page of prose: alone, or where it matches none of camelot's
+    tables, such a table is left out."""
+    kept = []
+    for table in others:
+        near = [_iou(f.box, table.box) for f in found if f.page == table.page]
+        if (any(share >= _SAME_PLACE for share in near)
+                or (table.flavor in _RULED and not any(near))):
+            kept.append(table)
+    return kept
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Intersection over union of two boxes (x0, y0, x1, y1)."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return 0.0
+    both = width * height
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - both
+    return both / union if union > 0 else 0.0
 
 
 def _ruled_scan(page: Page) -> list[Found]:
@@ -476,7 +544,7 @@ def _evidence(table: _Judged, grid: list[list[str]], row: int, column: int,
     is_number = parse_number(text) is not None if text else False
     return {
         "share": table.share,
-        "lattice": float(table.found.flavor == "lattice"),
+        "lattice": float(table.found.flavor in _RULED),
         "ocr": float(table.found.read == "ocr"),
         "above_header": float(table.header > 0),
         "extra_columns": float(len(table.found.rows[table.header]) > len(grid[row])),
