@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import wire
 from ..wire.protocol import API_PREFIX, AUTH_HEADER, ErrorCode
 from .core.configs import Catalog
+from .core.helper import Helper
 from .core.pipeline import Pipeline
 from .core.store import Store
 from .core.vault import Vault
@@ -40,7 +41,7 @@ def build_parts(settings: Settings) -> Parts:
     if settings.dev_token:
         store.add_key(settings.dev_user, settings.dev_token)
     return Parts(settings=settings, store=store, vault=Vault(settings, store), catalog=catalog,
-                 pipeline=Pipeline(settings, store))
+                 pipeline=Pipeline(settings, store), helper=Helper(settings))
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -52,10 +53,14 @@ def create_app(settings: Settings) -> FastAPI:
         if recovered:
             log.warning("%d extraction(s) interrupted by the last stop were set to error",
                         recovered)
+        dropped = parts.store.drop_unreadable()
+        if dropped:
+            log.warning("%d result(s) left unreadable by the last stop were removed", dropped)
         parts.pipeline.warm_up()
         parts.pipeline.start_watchdog()
         yield
         parts.pipeline.shutdown()
+        parts.helper.shutdown()
 
     app = FastAPI(title="Document Data Extraction Service (servicetools local reference)",
                   version="1", lifespan=lifespan, docs_url="/docs")

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from .. import wire
 from ..wire.protocol import AUTH_HEADER, ErrorCode
 from .core.configs import Catalog
+from .core.helper import Helper
 from .core.pipeline import Pipeline
 from .core.store import Store, User
 from .core.vault import Vault
@@ -32,6 +37,7 @@ class Parts:
     vault: Vault
     catalog: Catalog
     pipeline: Pipeline
+    helper: Helper
 
 
 def parts(request: Request) -> Parts:
@@ -59,16 +65,48 @@ CurrentUser = Annotated[User, Depends(current_user)]
 
 async def read_body(request: Request, limit: int) -> bytes:
     """The raw body, refused with 413 as soon as it passes ``limit`` bytes."""
+    body = await read_or_spool(request, limit, spill=limit + 1)  # never spilled
+    assert isinstance(body, bytes)
+    return body
+
+
+async def read_or_spool(request: Request, limit: int, spill: int) -> bytes | Path:
+    """The raw body as `read_body` gives it, or, once it reaches ``spill`` bytes, the path
+    of a temporary file holding it (the caller removes it).
+
+    A large body is written out chunk by chunk as it arrives: joined in memory and sent
+    to another process, tens of MB would be copied a few times over, and each copy holds
+    the GIL, so every other request of the service waits for it.
+    """
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise _too_large(int(declared), limit)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(size, limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    chunks: list[bytes] = []
+    size, file, path = 0, None, None
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _too_large(size, limit)
+            if file is None and size >= spill:
+                descriptor, name = tempfile.mkstemp(prefix="servicetools-body-", suffix=".json")
+                file, path = os.fdopen(descriptor, "wb"), Path(name)
+                file.writelines(chunks)
+                chunks = []
+            if file is None:
+                chunks.append(chunk)
+            else:
+                file.write(chunk)
+    except BaseException:
+        if file is not None:
+            file.close()
+        if path is not None:
+            path.unlink(missing_ok=True)
+        raise
+    if file is None or path is None:
+        return b"".join(chunks)
+    file.close()
+    return path
 
 
 def _too_large(size: int, limit: int) -> ApiError:
@@ -87,10 +125,12 @@ async def json_body(request: Request, schema: str, *, check: bool = True) -> dic
     raw = await read_body(request, settings.max_body_bytes)
     # Parsing and checking a body near the size limit takes seconds: off the event loop,
     # so other users' requests are answered meanwhile.
-    return await run_in_threadpool(_checked, raw, schema, check, settings)
+    return await run_in_threadpool(checked_body, raw, schema, settings, check)
 
 
-def _checked(raw: bytes, schema: str, check: bool, settings: Settings) -> dict[str, Any]:
+def checked_body(raw: bytes, schema: str, settings: Settings, check: bool = True
+                 ) -> dict[str, Any]:
+    """`json_body`'s work on a body already read: parsed, then checked (400 if not)."""
     body = _parse(raw, settings.max_json_depth, settings.max_json_containers)
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object.")
@@ -192,6 +232,24 @@ def json_response(content: Any, status_code: int = 200) -> Response:
 def raw_json_response(text: str | bytes) -> Response:
     """A JSON answer from JSON text stored as it is (a result fetch sends it unparsed)."""
     return Response(text, media_type="application/json")
+
+
+def file_json_response(path: Path, chunk: int = 1 << 20) -> Response:
+    """A JSON answer written to a file by another process, sent a chunk at a time and
+    removed (it is unlinked at once: the open file is read until the answer is sent)."""
+    file = path.open("rb")
+    size = os.fstat(file.fileno()).st_size
+    path.unlink(missing_ok=True)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        try:
+            while data := await run_in_threadpool(file.read, chunk):
+                yield data
+        finally:
+            file.close()
+
+    return StreamingResponse(chunks(), media_type="application/json",
+                             headers={"content-length": str(size)})
 
 
 def show_schema_output(request: Request) -> bool:

@@ -19,6 +19,11 @@ class ApiError(Exception):
         self.message = message
         self.details = details or {}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Raised in a helper process and sent back by pickle (core/helper.py), which
+        # would call the class with the message alone.
+        return type(self), (self.status, self.code, self.message, self.details)
+
     def body(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message, "details": self.details}}
 

@@ -2,8 +2,10 @@
 
 An update's values are checked outside any transaction and stored by compare-and-set,
 so another writer holding the lock does not stop an update from being checked (and a
-large update does not stop everyone else for as long as it is checked). An extraction
-that nobody works on any more is ended in ``error`` by the pipeline's watchdog.
+large update does not stop everyone else for as long as it is checked). The data is
+in a file of its own, so storing a large update does not hold up other writers of
+the main file either. An extraction that nobody works on any more is ended in
+``error`` by the pipeline's watchdog.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import requests
 
 from servicetools import LocalService
 from servicetools.service.core.pipeline import LOST, Pipeline
-from servicetools.service.core.store import Store
+from servicetools.service.core.store import Store, results_file
 from servicetools.service.settings import Settings
 
 from ..helpers import Api, raw_trigger
@@ -57,7 +59,8 @@ def test_an_update_is_checked_while_another_writer_holds_the_lock(
     bad = {"extraction_id": extraction_id, "updates": [
         {"extracted_target_id": "no-such-target", "type": "field", "new_extracted_values": []}]}
     answers: dict[str, requests.Response] = {}
-    with write_lock(Settings(data_dir=service.data_dir).database_path):
+    database = Settings(data_dir=service.data_dir).database_path
+    with write_lock(results_file(database)):
         # Checked without the lock: refused at once. Before, the update took the lock
         # first and waited for it (30 s and more) before it looked at its values.
         answers["bad"] = api.post(UPDATE, bad)
@@ -71,6 +74,11 @@ def test_an_update_is_checked_while_another_writer_holds_the_lock(
     assert answers["good"].status_code == 200, answers["good"].text
     stored = api.get(f"/extraction/result/get/{extraction_id}").json()
     assert _field(stored, "t-invoice-number")["extracted_values"][0]["extracted_field"] == "INV-77"
+    # The data has a file of its own: a writer of the main file (a status, a trigger)
+    # does not hold an update up, nor an update them.
+    good["updates"][0]["new_extracted_values"] = [{"extracted_field": "INV-78"}]
+    with write_lock(database):
+        assert api.post(UPDATE, good).status_code == 200
 
 
 def test_replace_data_stores_only_over_what_was_read(tmp_path: Path) -> None:
@@ -111,3 +119,45 @@ def test_the_watchdog_ends_an_extraction_nobody_works_on(tmp_path: Path) -> None
         assert pipeline.close_lost() == []  # a final status is final
     finally:
         pipeline.shutdown()
+
+
+def test_a_large_update_is_checked_in_a_helper_process_beside_the_service(
+    tmp_path: Path, invoice_pdf: bytes,
+) -> None:
+    # Checking the largest updates is seconds of pure Python: in the service process it
+    # held up every other request (bench/reliability.py measures how much).
+    import psutil
+
+    with LocalService(data_dir=tmp_path) as svc:
+        assert svc.process is not None
+        service = psutil.Process(svc.process.pid)
+        api = Api(svc.base_url, svc.token)
+        data = api.post("/extraction/trigger_sync", raw_trigger(invoice_pdf)).json()
+        extraction_id = data["extraction_info"]["extraction_id"]
+        number = _field(data, "t-invoice-number")["id"]
+
+        def update(values: list[str]) -> requests.Response:
+            return api.post(UPDATE, {"extraction_id": extraction_id, "updates": [
+                {"extracted_target_id": number, "type": "field",
+                 "new_extracted_values": [{"extracted_field": v} for v in values]}]})
+
+        before = {p.pid for p in service.children()}
+        small = update(["INV-77"])
+        assert small.status_code == 200, small.text
+        # A small update is checked in the service: no process is started for it.
+        assert {p.pid for p in service.children()} == before
+        values = [f"{i:03d}" + "x" * 60_000 for i in range(20)]  # 1.2 MB of JSON
+        large = update(values)
+        assert large.status_code == 200, large.text[:300]
+        helpers = [p for p in service.children() if p.pid not in before]
+        assert len(helpers) == 1
+        assert [v["extracted_field"] for v in _field(large.json(), "t-invoice-number")[
+            "extracted_values"]] == values
+        stored = api.get(f"/extraction/result/list/{extraction_id}").json()
+        assert len(_field(stored, "t-invoice-number")["extracted_values"]) == 20
+        # Refusals made there come back as they are.
+        unknown = api.post(UPDATE, {"extraction_id": "no-such-extraction", "updates": [
+            {"extracted_target_id": number, "type": "field",
+             "new_extracted_values": [{"extracted_field": v} for v in values]}]})
+        assert unknown.status_code == 404
+        assert unknown.json()["error"]["details"] == {"id": "no-such-extraction"}

@@ -73,10 +73,10 @@ def _init_worker(settings: Settings, parent: int) -> None:
 
     store = Store(settings.database_path)
     _worker.update(settings=settings, store=store, vault=Vault(settings, store), parent=parent)
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
 
 
-def _watch_parent(parent: int) -> None:
+def watch_parent(parent: int) -> None:
     """End this worker when the service process is gone (killed, or stopped mid-start).
 
     Orphans would hold a core and the OCR models' memory for nothing; their writes are

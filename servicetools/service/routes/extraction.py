@@ -6,8 +6,11 @@ import asyncio
 import base64
 import binascii
 import json
+import os
+import tempfile
 import time
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -18,20 +21,25 @@ from ... import wire
 from ...wire.protocol import ErrorCode, StatusType
 from ..core import outputschema
 from ..core.documents import inspect_document
+from ..core.helper import helper_parts
 from ..core.hosted import DownloadError, check_url
 from ..core.pipeline import Job, PipelineFailure
 from ..core.results import apply_updates
-from ..core.store import User, new_id
+from ..core.store import Store, User, new_id
 from ..deps import (
     CurrentUser,
     Parts,
+    checked_body,
+    file_json_response,
     json_body,
     json_response,
     parts,
     raw_json_response,
+    read_or_spool,
     show_schema_output,
 )
 from ..errors import ApiError, bad_request, not_found
+from ..settings import Settings
 from ._docs import documented
 
 router = APIRouter(prefix="/extraction", tags=["extraction"])
@@ -40,6 +48,10 @@ _DOCUMENT_FIELD = {"raw": "document_raw_data", "hosted": "document_host_url",
                    "service": "document_storage_id"}
 # Compare-and-set rounds of one update before it gives way to the others (409).
 _UPDATE_ATTEMPTS = 5
+# An update body this large is checked and applied in the helper process: that work is
+# seconds of pure Python for the largest, which in the service process would hold up
+# every other request (core/helper.py). Smaller ones cost less than the trip there.
+_HELPER_BYTES = 1 << 20
 _EXTENSIONS = {"application/pdf": ".pdf", "image/png": ".png", "image/jpeg": ".jpg"}
 
 
@@ -204,16 +216,16 @@ async def trigger_async(request: Request, user: CurrentUser) -> Any:
     return json_response(job.info)
 
 
-def _readable(p: Parts, user: User, extraction_id: str) -> None:
+def _readable(store: Store, owner_id: str, extraction_id: str) -> None:
     """Raise the D6 answer unless the extraction's data can be read now."""
-    row = p.store.extraction(user.id, extraction_id)
+    row = store.extraction(owner_id, extraction_id)
     if row is None:
         raise not_found("extraction", extraction_id)
     if not row["saved"]:
         raise ApiError(404, ErrorCode.EXTRACTION_NOT_SAVED,
                        f"Extraction {extraction_id!r} was run with save_extraction false; "
                        "its data was not stored.", {"id": extraction_id})
-    status = p.store.latest_statuses(user.id, [extraction_id])[extraction_id]
+    status = store.latest_statuses(owner_id, [extraction_id])[extraction_id]
     if status["status_type"] == StatusType.ERROR:
         raise ApiError(409, ErrorCode.EXTRACTION_FAILED,
                        f"Extraction {extraction_id!r} failed: {status['message']}",
@@ -234,7 +246,7 @@ def _deleted(extraction_id: str) -> ApiError:
 
 def _fetch(p: Parts, user: User, extraction_id: str) -> str:
     """The stored extracted data as JSON text, after the D6 checks."""
-    _readable(p, user, extraction_id)
+    _readable(p.store, user.id, extraction_id)
     state, data = p.store.take_data(user.id, extraction_id)
     if data is None:
         # Lost the race for a delete_after_first_fetch result to a concurrent fetch.
@@ -289,37 +301,58 @@ async def list_statuses(request: Request, user: CurrentUser) -> Any:
     errors=(400, 404, 409, 410)))
 async def update_results(request: Request, user: CurrentUser) -> Any:
     schema_output = show_schema_output(request)
-    body = await json_body(request, "update_request", check=False)
     p = parts(request)
+    body = await read_or_spool(request, p.settings.max_body_bytes, _HELPER_BYTES)
+    if isinstance(body, bytes):
+        answer = await run_in_threadpool(_update, p.store, p.settings, user.id, body,
+                                         schema_output)
+        return raw_json_response(answer)
+    try:
+        written = await p.helper.run(_update_in_helper, user.id, str(body), schema_output)
+    finally:
+        body.unlink(missing_ok=True)
+    return file_json_response(Path(written))
+
+
+def _update_in_helper(owner_id: str, body: str, schema_output: bool) -> str:
+    """In the helper process: the update whose body is in the file `body`; the path of a
+    file holding the answer."""
+    settings, store = helper_parts()
+    answer = _update(store, settings, owner_id, Path(body).read_bytes(), schema_output)
+    descriptor, name = tempfile.mkstemp(prefix="servicetools-answer-", suffix=".json")
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(answer)
+    return name
+
+
+def _update(store: Store, settings: Settings, owner_id: str, raw: bytes,
+            schema_output: bool) -> bytes:
+    """Check an update request, apply it to the stored data, store it; the answer's JSON."""
+    body = checked_body(raw, "update_request", settings, check=False)
     # Counted before the values are checked: checking costs per value.
     count = _update_values(body)
-    if count > p.settings.max_update_values:
+    if count > settings.max_update_values:
         raise bad_request(f"The update holds {count:,} values; at most "
-                          f"{p.settings.max_update_values:,} are allowed per request.",
-                          count=count, limit=p.settings.max_update_values)
-    problems = await run_in_threadpool(wire.errors, body, "update_request")
+                          f"{settings.max_update_values:,} are allowed per request.",
+                          count=count, limit=settings.max_update_values)
+    problems = wire.errors(body, "update_request")
     if problems:
         raise bad_request(f"Invalid request body: {problems[0]}", problems=problems)
-
-    def update() -> dict[str, Any]:
-        extraction_id = body["extraction_id"]
-        _readable(p, user, extraction_id)
-        # The values are checked and the new data written out without the write lock;
-        # it is taken only to store them, if nobody changed the data in between.
-        for _ in range(_UPDATE_ATTEMPTS):
-            stored = p.store.snapshot(user.id, extraction_id)
-            if stored is None or stored[0] != "present" or stored[1] is None:
-                raise _deleted(extraction_id)
-            data = json.loads(stored[1])
-            apply_updates(data, body["updates"])
-            if p.store.replace_data(user.id, extraction_id, stored[1], json.dumps(data)):
-                return data
-        raise ApiError(409, ErrorCode.UPDATE_CONFLICT,
-                       f"Extraction {extraction_id!r} was changed by {_UPDATE_ATTEMPTS} other "
-                       "updates while this one was checked; send it again.")
-
-    # The answer of a large update is megabytes of JSON: built off the event loop too.
-    return await run_in_threadpool(lambda: _present(update(), schema_output))
+    extraction_id = body["extraction_id"]
+    _readable(store, owner_id, extraction_id)
+    # The values are checked and the new data written out without the write lock; it is
+    # taken only to store them, if nobody changed the data in between.
+    for _ in range(_UPDATE_ATTEMPTS):
+        stored = store.snapshot(owner_id, extraction_id)
+        if stored is None or stored[0] != "present" or stored[1] is None:
+            raise _deleted(extraction_id)
+        data = json.loads(stored[1])
+        apply_updates(data, body["updates"])
+        if store.replace_data(owner_id, extraction_id, stored[1], json.dumps(data)):
+            return bytes(_present(data, schema_output).body)
+    raise ApiError(409, ErrorCode.UPDATE_CONFLICT,
+                   f"Extraction {extraction_id!r} was changed by {_UPDATE_ATTEMPTS} other "
+                   "updates while this one was checked; send it again.")
 
 
 def _update_values(body: dict[str, Any]) -> int:
