@@ -49,6 +49,7 @@ import psutil
 import requests
 
 from servicetools import LocalService
+from servicetools.service.core.store import results_file
 from servicetools.service.core.vault import object_key
 from servicetools.service.settings import Settings
 from servicetools.wire.protocol import API_PREFIX, AUTH_HEADER
@@ -222,8 +223,12 @@ def read_only(database: Path) -> Iterator[sqlite3.Connection]:
 
 
 def integrity(database: Path) -> str:
-    with read_only(database) as db:
-        return ", ".join(str(row[0]) for row in db.execute("PRAGMA integrity_check"))
+    """``PRAGMA integrity_check`` of the main file and of the results file beside it."""
+    answers = []
+    for path in (database, results_file(database)):
+        with read_only(path) as db:
+            answers += [str(row[0]) for row in db.execute("PRAGMA integrity_check")]
+    return ", ".join(sorted(set(answers)))
 
 
 @dataclass
@@ -236,12 +241,16 @@ class Saved:
 
 
 def database_snapshot(database: Path) -> dict[str, Saved]:
+    """Each extraction's latest status and data state (main file) with its data (the
+    results file beside it)."""
+    with read_only(results_file(database)) as db:
+        data = dict(db.execute("SELECT extraction_id, data_json FROM results").fetchall())
     with read_only(database) as db:
         rows = db.execute(
-            "SELECT e.extraction_id, e.data_state, e.data_json, (SELECT s.status_type FROM"
-            " statuses s WHERE s.extraction_id = e.extraction_id ORDER BY s.seq DESC LIMIT 1)"
+            "SELECT e.extraction_id, e.data_state, (SELECT s.status_type FROM statuses s"
+            " WHERE s.extraction_id = e.extraction_id ORDER BY s.seq DESC LIMIT 1)"
             " FROM extractions e").fetchall()
-    return {row[0]: Saved(row[3], row[1], row[2]) for row in rows}
+    return {row[0]: Saved(row[2], row[1], data.get(row[0])) for row in rows}
 
 
 @dataclass

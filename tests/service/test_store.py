@@ -1,4 +1,5 @@
-"""The store's write lock: taken promptly after another process lets it go, never lost."""
+"""The store: its write lock taken promptly after another process lets it go, never lost;
+the extracted data in a file of its own, moved there from older stores, never half kept."""
 
 from __future__ import annotations
 
@@ -85,3 +86,38 @@ def test_a_kept_result_is_read_again_and_a_deleted_one_once(tmp_path: Path) -> N
     assert store.take_data(user, once) == ("present", '{"b": 2}')
     assert store.take_data(user, once) == ("deleted", None)
     assert store.take_data("someone-else", kept) == ("unknown", None)
+    # Deleted from the results file too, not only marked deleted.
+    assert [row[0] for row in store._results().execute("SELECT extraction_id FROM results")
+            ] == [kept]
+
+
+def test_data_is_kept_in_a_file_of_its_own_and_moved_there_from_an_older_store(
+    tmp_path: Path,
+) -> None:
+    store, user, extraction_id = _store_with_extraction(tmp_path)
+    assert store.finish(extraction_id, {"a": 1}, {}, [("ended", time.time())])
+    assert store.results_path == tmp_path / "service-results.sqlite3"
+    # As earlier versions stored it: the data in the extraction's row of the main file.
+    store._results().execute("DELETE FROM results")
+    store._conn().execute("UPDATE extractions SET data_json = '{\"old\": true}'")
+    store.close()
+    reopened = Store(tmp_path / "service.sqlite3")
+    assert reopened.take_data(user, extraction_id) == ("present", '{"old": true}')
+    assert reopened._conn().execute(
+        "SELECT count(*) FROM extractions WHERE data_json IS NOT NULL").fetchone()[0] == 0
+
+
+def test_data_nobody_can_read_is_dropped_and_a_refused_finish_stores_none(
+    tmp_path: Path,
+) -> None:
+    store, user, extraction_id = _store_with_extraction(tmp_path)
+    # A crash between the two files' writes: data stored, the extraction never marked.
+    store._results().execute("INSERT INTO results VALUES (?, '{}')", (extraction_id,))
+    assert store.snapshot(user, extraction_id) == ("pending", None)
+    assert store.drop_unreadable() == 1
+    # Closed meanwhile (by recovery, say): the late result is not kept.
+    assert store.add_status(extraction_id, "error", "interrupted")
+    assert not store.finish(extraction_id, {"a": 1}, {}, [("ended", time.time())])
+    assert store._results().execute("SELECT count(*) FROM results").fetchone()[0] == 0
+    assert store.drop_unreadable() == 0
+

@@ -1,9 +1,18 @@
 """SQLite storage (WAL): users and hashed keys, extractions, their status history, results.
 
-Engine worker processes open their own `Store` on the same file; SQLite's locking
+Engine worker processes open their own `Store` on the same files; SQLite's locking
 serialises their writes. Every change that must be atomic (first fetch with delete,
-a final status with its data, an update's compare-and-set) runs in one ``BEGIN
-IMMEDIATE`` transaction, and no transaction does anything but read and write rows.
+a final status, an update's compare-and-set) runs in one ``BEGIN IMMEDIATE``
+transaction, and no transaction does anything but read and write rows.
+
+The extracted data lives in a second database file beside the first (`results_path`),
+with a write lock of its own. SQLite writes a value of tens of MB in about 0.1 s, and
+every other writer waits that long: with the data in the main file, another user's
+triggers took 20 times as long while one user stored their largest updates
+(bench/reliability.py). The main file's ``data_state`` decides whether data is there
+to read; the data is written before its extraction is marked ``present`` and removed
+after it is marked ``deleted``, so a crash in between leaves at worst a row nobody
+can read, which `drop_unreadable` removes at start.
 """
 
 from __future__ import annotations
@@ -49,6 +58,16 @@ CREATE TABLE IF NOT EXISTS statuses (
     status_type TEXT NOT NULL, message TEXT NOT NULL, ts REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS statuses_extraction ON statuses(extraction_id, seq);
 """
+# extractions.data_json above is where the data was kept before it had a file of its
+# own: `Store` moves what it finds there into this one.
+_RESULTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (extraction_id TEXT PRIMARY KEY, data_json TEXT NOT NULL);
+"""
+
+
+def results_file(path: Path) -> Path:
+    """The file of the extracted data beside the main database file `path`."""
+    return path.with_name(f"{path.stem}-results{path.suffix}")
 
 
 def new_id() -> str:
@@ -72,28 +91,30 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.results_path = results_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         # executescript manages its own transaction (and the schema is idempotent).
         self._conn().executescript(_SCHEMA)
+        self._results().executescript(_RESULTS_SCHEMA)
+        self._move_inline_data()
 
     # -- plumbing -------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            # isolation_level=None: we issue BEGIN ourselves, so each write knows its bounds.
-            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000,
-                                   isolation_level=None)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            self._local.conn = conn
+            conn = self._local.conn = _connect(self.path)
+        return conn
+
+    def _results(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "results", None)
+        if conn is None:
+            conn = self._local.results = _connect(self.results_path)
         return conn
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
+    def _tx(self, conn: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connection]:
+        conn = conn or self._conn()
         _begin_immediate(conn)
         try:
             yield conn
@@ -107,10 +128,52 @@ class Store:
         return row
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        for name in ("conn", "results"):
+            conn = getattr(self._local, name, None)
+            if conn is not None:
+                conn.close()
+                setattr(self._local, name, None)
+
+    def _move_inline_data(self) -> None:
+        """Move data kept in the main file by earlier versions into the results file,
+        one extraction at a time (written there first, so a crash loses nothing)."""
+        ids = [r[0] for r in self._conn().execute(
+            "SELECT extraction_id FROM extractions WHERE data_json IS NOT NULL")]
+        for extraction_id in ids:
+            row = self._one("SELECT data_json FROM extractions WHERE extraction_id = ?",
+                            extraction_id)
+            if row is None or row["data_json"] is None:
+                continue
+            with self._tx(self._results()) as results:
+                results.execute("INSERT OR REPLACE INTO results VALUES (?, ?)",
+                                (extraction_id, row["data_json"]))
+            with self._tx() as db:
+                db.execute("UPDATE extractions SET data_json = NULL WHERE extraction_id = ?",
+                           (extraction_id,))
+
+    def _data(self, extraction_id: str) -> str | None:
+        row = self._results().execute("SELECT data_json FROM results WHERE extraction_id = ?",
+                                      (extraction_id,)).fetchone()
+        return str(row[0]) if row else None
+
+    def _drop_data(self, extraction_id: str) -> None:
+        with self._tx(self._results()) as results:
+            results.execute("DELETE FROM results WHERE extraction_id = ?", (extraction_id,))
+
+    def drop_unreadable(self) -> int:
+        """Remove data no extraction can be read from (a crash between the two files'
+        writes left it); how many. Run at start, before any extraction is triggered."""
+        ids = [r[0] for r in self._results().execute("SELECT extraction_id FROM results")]
+        readable: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start: start + 500]
+            readable.update(r[0] for r in self._conn().execute(
+                "SELECT extraction_id FROM extractions WHERE data_state = 'present'"
+                f" AND extraction_id IN ({','.join('?' * len(chunk))})", chunk))
+        unreadable = [i for i in ids if i not in readable]
+        for extraction_id in unreadable:
+            self._drop_data(extraction_id)
+        return len(unreadable)
 
     # -- users and keys ---------------------------------------------------------------
     def ensure_user(self, name: str) -> str:
@@ -253,21 +316,26 @@ class Store:
         usage: dict[str, Any],
         stages: list[tuple[str, float]],
     ) -> bool:
-        """Store the result and the closing statuses in one transaction."""
+        """Store the result, then the closing statuses in one transaction; False (and
+        nothing stored) when the extraction was already closed."""
+        if data is not None:
+            with self._tx(self._results()) as results:
+                results.execute("INSERT OR REPLACE INTO results VALUES (?, ?)",
+                                (extraction_id, json.dumps(data)))
         with self._tx() as db:
-            if _latest_type(db, extraction_id) in FINAL:
-                return False
-            db.execute(
-                "UPDATE extractions SET data_json = ?, usage_json = ?, data_state = ?"
-                " WHERE extraction_id = ?",
-                (
-                    json.dumps(data) if data is not None else None, json.dumps(usage),
-                    "present" if data is not None else "none", extraction_id,
-                ),
-            )
-            for status_type, ts in stages:
-                _insert_status(db, extraction_id, status_type, "", ts)
-            return True
+            closed = _latest_type(db, extraction_id) not in FINAL
+            if closed:
+                db.execute(
+                    "UPDATE extractions SET usage_json = ?, data_state = ?"
+                    " WHERE extraction_id = ?",
+                    (json.dumps(usage), "present" if data is not None else "none",
+                     extraction_id),
+                )
+                for status_type, ts in stages:
+                    _insert_status(db, extraction_id, status_type, "", ts)
+        if not closed and data is not None:
+            self._drop_data(extraction_id)
+        return closed
 
     def latest_statuses(self, owner_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The latest status of each of ``ids`` owned by ``owner_id`` (unknown ids absent)."""
@@ -301,10 +369,10 @@ class Store:
         """Read the data for a fetch; delete it when the extraction asked for that (D6).
 
         Returns ``(state, data_json)``, the stored JSON text, which a plain fetch sends
-        as it is; the state is read under the write lock, so of two concurrent first
+        as it is; the state is changed under the write lock, so of two concurrent first
         fetches exactly one sees ``present``.
         """
-        query = ("SELECT data_state, data_json, delete_after_first_fetch FROM extractions"
+        query = ("SELECT data_state, delete_after_first_fetch FROM extractions"
                  " WHERE extraction_id = ? AND owner_id = ?")
         row = self._one(query, extraction_id, owner_id)
         if row is not None and row["data_state"] == "present" and not row[
@@ -312,46 +380,52 @@ class Store:
         ]:
             # Kept data is only read: no write lock, so fetches never queue behind the
             # pipeline's status writes (WAL readers see a consistent snapshot).
-            return "present", str(row["data_json"])
+            return "present", self._data(extraction_id)
         with self._tx() as db:
             row = db.execute(query, (extraction_id, owner_id)).fetchone()
             if row is None or row["data_state"] != "present":
                 return (row["data_state"] if row else "unknown"), None
             if row["delete_after_first_fetch"]:
-                db.execute(
-                    "UPDATE extractions SET data_state = 'deleted', data_json = NULL"
-                    " WHERE extraction_id = ?",
-                    (extraction_id,),
-                )
-            return "present", str(row["data_json"])
+                db.execute("UPDATE extractions SET data_state = 'deleted' WHERE extraction_id = ?",
+                           (extraction_id,))
+        if not row["delete_after_first_fetch"]:
+            return "present", self._data(extraction_id)
+        # This fetch won: the data is read and removed at once, after (or before) any
+        # update that was storing it.
+        with self._tx(self._results()) as results:
+            found = results.execute("SELECT data_json FROM results WHERE extraction_id = ?",
+                                    (extraction_id,)).fetchone()
+            results.execute("DELETE FROM results WHERE extraction_id = ?", (extraction_id,))
+        return "present", str(found[0]) if found else None
 
     def snapshot(self, owner_id: str, extraction_id: str) -> tuple[str, str | None] | None:
-        """(data_state, data_json) of an extraction, read without taking the write lock.
+        """(data_state, data_json) of an extraction, read without taking a write lock.
 
         An update checks its values against this copy outside any transaction, then
         `replace_data` writes the result only if the copy is still what is stored.
         """
-        row = self._one("SELECT data_state, data_json FROM extractions"
+        row = self._one("SELECT data_state FROM extractions"
                         " WHERE extraction_id = ? AND owner_id = ?", extraction_id, owner_id)
-        return (str(row["data_state"]), row["data_json"]) if row else None
+        if row is None:
+            return None
+        state = str(row["data_state"])
+        return state, self._data(extraction_id) if state == "present" else None
 
     def replace_data(self, owner_id: str, extraction_id: str, before: str, after: str) -> bool:
         """Store `after` if the stored data is still `before` (compare-and-set); else False.
 
-        The write lock is held for the comparison and the write alone: checking a large
-        update's values inside it held every other writer up for as long (95 s for a
-        million values), status writes of other users' extractions included.
+        The results file's write lock is held for the comparison and the write alone:
+        checking a large update's values inside it held every other writer up for as
+        long (95 s for a million values). The main file's is not taken at all.
         """
-        with self._tx() as db:
-            row = db.execute(
-                "SELECT data_state, data_json FROM extractions"
-                " WHERE extraction_id = ? AND owner_id = ?", (extraction_id, owner_id),
-            ).fetchone()
-            if row is None or row["data_state"] != "present" or row["data_json"] != before:
-                return False
-            db.execute("UPDATE extractions SET data_json = ? WHERE extraction_id = ?",
-                       (after, extraction_id))
-            return True
+        if self.extraction(owner_id, extraction_id) is None:
+            return False
+        with self._tx(self._results()) as results:
+            # Compared by SQLite, in C: the stored text is not copied out to be compared.
+            changed = results.execute(
+                "UPDATE results SET data_json = ? WHERE extraction_id = ? AND data_json = ?",
+                (after, extraction_id, before)).rowcount
+        return changed == 1
 
     def stale_unfinished(self, quiet_for: float) -> list[str]:
         """Unfinished extractions whose latest status is older than `quiet_for` seconds."""
@@ -378,6 +452,16 @@ class Store:
 _LOCK_PAUSES = (0.0001, 0.0002, 0.0005, 0.001, 0.002) + (0.005,) * 100
 _BUSY_TIMEOUT_MS = 30_000
 _BUSY_ATTEMPTS = 3
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: we issue BEGIN ourselves, so each write knows its bounds.
+    conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
 
 
 def _begin_immediate(conn: sqlite3.Connection) -> None:
