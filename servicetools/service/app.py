@@ -6,6 +6,7 @@ Nothing connects at import time; a test builds an app on a temporary folder.
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -53,6 +54,9 @@ def create_app(settings: Settings) -> FastAPI:
         if recovered:
             log.warning("%d extraction(s) interrupted by the last stop were set to error",
                         recovered)
+        # Bodies and answers of large updates a crash left on their way.
+        shutil.rmtree(settings.spool_dir, ignore_errors=True)
+        settings.spool_dir.mkdir(parents=True)
         dropped = parts.store.drop_unreadable()
         if dropped:
             log.warning("%d result(s) left unreadable by the last stop were removed", dropped)

@@ -65,14 +65,15 @@ CurrentUser = Annotated[User, Depends(current_user)]
 
 async def read_body(request: Request, limit: int) -> bytes:
     """The raw body, refused with 413 as soon as it passes ``limit`` bytes."""
-    body = await read_or_spool(request, limit, spill=limit + 1)  # never spilled
+    body = await read_or_spool(request, limit, limit + 1)  # never spilled
     assert isinstance(body, bytes)
     return body
 
 
-async def read_or_spool(request: Request, limit: int, spill: int) -> bytes | Path:
+async def read_or_spool(request: Request, limit: int, spill: int,
+                        directory: Path | None = None) -> bytes | Path:
     """The raw body as `read_body` gives it, or, once it reaches ``spill`` bytes, the path
-    of a temporary file holding it (the caller removes it).
+    of a temporary file in `directory` holding it (the caller removes it).
 
     A large body is written out chunk by chunk as it arrives: joined in memory and sent
     to another process, tens of MB would be copied a few times over, and each copy holds
@@ -89,7 +90,10 @@ async def read_or_spool(request: Request, limit: int, spill: int) -> bytes | Pat
             if size > limit:
                 raise _too_large(size, limit)
             if file is None and size >= spill:
-                descriptor, name = tempfile.mkstemp(prefix="servicetools-body-", suffix=".json")
+                if directory is not None:
+                    directory.mkdir(parents=True, exist_ok=True)
+                descriptor, name = tempfile.mkstemp(prefix="body-", suffix=".json",
+                                                    dir=directory)
                 file, path = os.fdopen(descriptor, "wb"), Path(name)
                 file.writelines(chunks)
                 chunks = []

@@ -67,3 +67,9 @@ class Settings:
     @property
     def vault_dir(self) -> Path:
         return self.data_dir / "vault"
+
+    @property
+    def spool_dir(self) -> Path:
+        """Large request bodies and their answers on their way to and from the helper
+        process; emptied at start (a crash may leave some)."""
+        return self.data_dir / "spool"

@@ -155,6 +155,8 @@ def test_a_large_update_is_checked_in_a_helper_process_beside_the_service(
             "extracted_values"]] == values
         stored = api.get(f"/extraction/result/list/{extraction_id}").json()
         assert len(_field(stored, "t-invoice-number")["extracted_values"]) == 20
+        # The body and the answer went by files, removed once sent.
+        assert list(Settings(data_dir=tmp_path).spool_dir.iterdir()) == []
         # Refusals made there come back as they are.
         unknown = api.post(UPDATE, {"extraction_id": "no-such-extraction", "updates": [
             {"extracted_target_id": number, "type": "field",

@@ -302,7 +302,8 @@ async def list_statuses(request: Request, user: CurrentUser) -> Any:
 async def update_results(request: Request, user: CurrentUser) -> Any:
     schema_output = show_schema_output(request)
     p = parts(request)
-    body = await read_or_spool(request, p.settings.max_body_bytes, _HELPER_BYTES)
+    body = await read_or_spool(request, p.settings.max_body_bytes, _HELPER_BYTES,
+                               p.settings.spool_dir)
     if isinstance(body, bytes):
         answer = await run_in_threadpool(_update, p.store, p.settings, user.id, body,
                                          schema_output)
@@ -319,7 +320,9 @@ def _update_in_helper(owner_id: str, body: str, schema_output: bool) -> str:
     file holding the answer."""
     settings, store = helper_parts()
     answer = _update(store, settings, owner_id, Path(body).read_bytes(), schema_output)
-    descriptor, name = tempfile.mkstemp(prefix="servicetools-answer-", suffix=".json")
+    settings.spool_dir.mkdir(parents=True, exist_ok=True)
+    descriptor, name = tempfile.mkstemp(prefix="answer-", suffix=".json",
+                                        dir=settings.spool_dir)
     with os.fdopen(descriptor, "wb") as file:
         file.write(answer)
     return name
