@@ -100,6 +100,7 @@ async def read_or_spool(request: Request, limit: int, spill: int,
             if file is None:
                 chunks.append(chunk)
             else:
+                # Into the page cache: microseconds a chunk, less than a hop to a thread.
                 file.write(chunk)
     except BaseException:
         if file is not None:
