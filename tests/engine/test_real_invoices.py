@@ -163,3 +163,29 @@ def test_a_total_printed_large_under_a_small_label(invoices_config: dict[str, An
              Word("€10,545.00", 0.69, 0.803, 0.86, 0.827)]
     document = Document("application/pdf", [Page(1, 595, 842, b"", words, "text")])
     assert field_values(extract_all(document, invoices_config))["t-total"] == "€10,545.00"
+
+
+def test_a_number_over_the_buyers_name_is_passed_over(invoices_config: dict[str, Any]) -> None:
+    # mustangproject's ZUGFeRD sample: the buyer's GLN stands between label and name.
+    document = line_document("Musterlieferant GmbH", "Rechnung Nr. R87654321",
+                             "Rechnungsempfänger", "GLN 4304171000002", "MUSTER-KUNDE GMBH",
+                             "KUNDENWEG 88", "40235 DUESSELDORF")
+    assert field_values(extract_all(document, invoices_config))["t-customer"] \
+        == "MUSTER-KUNDE GMBH"
+
+
+def test_a_customer_number_is_no_customer(invoices_config: dict[str, Any]) -> None:
+    # A French sample: "N° de client" labels the buyer's reference, not the buyer.
+    document = line_document("LE FOURNISSEUR", "FACTURE N° : F20180027",
+                             "N° DE CLIENT : REFCLI0215", "Date : 31/12/2018")
+    assert field_values(extract_all(document, invoices_config))["t-customer"] != "REFCLI0215"
+
+
+def test_name_after_a_label_is_part_of_it(invoices_config: dict[str, Any]) -> None:
+    # Azure's sample invoice: "CUSTOMER NAME:" before the customer, "BILL TO:" over a
+    # department of it further down.
+    document = line_document("CONTOSO LTD. INVOICE", "INVOICE: INV-100",
+                             "CUSTOMER NAME: MICROSOFT CORPORATION", "CUSTOMER ID: CID-12345",
+                             "BILL TO:", "Microsoft Finance", "123 Bill St,")
+    assert field_values(extract_all(document, invoices_config))["t-customer"] \
+        == "MICROSOFT CORPORATION"

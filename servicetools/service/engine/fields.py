@@ -61,6 +61,8 @@ _STRICT = frozenset({"date", "amount"})
 # A currency named in parentheses after a label: "(DEM)", "(EUR)", "(€)".
 _CURRENCY_NOTE = re.compile(r"\((?:[A-Z]{3}|[$€£¥])\):?$")
 # Three or more words, all in lower case: a phrase of prose, not a company's name.
+# "Name" after a label completes it, in the languages of the vocabulary.
+_NAME_WORD = re.compile(r"(?i)(?:name[n]?|nom|naam|nombre|nome)\s*:?")
 _PROSE = re.compile(r"[a-zäöüéèàç'-]+(?:\s+[a-zäöüéèàç'-]+){2,}")
 _SHAPE_ONLY = 0.4
 _SHAPE_INVALID = 0.6
@@ -393,9 +395,18 @@ def _candidate(
         return None  # "Warenempfänger" under "Kunde": a heading, not the customer
     if shape.pattern is None and only_legal_form(text):
         return None  # "Kunde AG": the label took the name, "AG" alone is no value
-    if (shape.pattern is None and (_wants_top(target) or _wants_recipient(target))
-            and _PROSE.fullmatch(text)):
+    wants_name = shape.pattern is None and (_wants_top(target) or _wants_recipient(target))
+    if wants_name and _PROSE.fullmatch(text):
         return None  # "From all around the world": a phrase in lower case is no name
+    if wants_name and _identifier(text):
+        # "GLN 4304171000002" over the buyer's name, "N° de client : REFCLI0215": a
+        # number is no name. Under the label, the name may follow on the next line.
+        if line == label.line:
+            return None
+        words, line = _below(lines, label, covered, _BELOW_REACH, skip=line - label.line)
+        text = " ".join(w.text for w in words)
+        if not text or _identifier(text) or label_key(text) in block_headings():
+            return None
     if shape.kind == "code" and " / " in text:
         text = text.split(" / ")[0]  # "94165608 / 30.08.2018" under "Number / Date"
     if shape.kind == "code" and not _code_like(text):
@@ -420,6 +431,14 @@ def _candidate(
         shape_fit=shape.fits(text),
         valid=valid,
     )
+
+
+def _identifier(text: str) -> bool:
+    """A number or code standing where a name is expected: most of its characters are
+    in words with a digit ("GLN 4304171000002", "REFCLI0215"); "99 SPEED MART" is a
+    name."""
+    numbered = sum(len(t) for t in text.split() if any(c.isdigit() for c in t))
+    return numbered > 0 and 2 * numbered >= len(text.replace(" ", ""))
 
 
 _CAPITAL_CODE = re.compile(r"#?[A-Z]{2,}(?:[-_/.][A-Z0-9]+)+")
@@ -493,6 +512,9 @@ def _right_of(
     for offset, word in enumerate(line.words[label.end :]):
         if not phrases and _RATE.fullmatch(word.text):
             continue  # "Sales Tax 20%: 1.815,49 EUR", "GST (25%): $80.00"
+        if not phrases and _NAME_WORD.fullmatch(word.text):
+            previous = word.x1  # "CUSTOMER NAME: MICROSOFT CORPORATION": part of the label
+            continue
         if (label.line, label.end + offset) in covered:
             if amount and not any(AMOUNT.search(w.text) for p in phrases for w in p):
                 # "Rechnungssumme Brutto (inkl. USt.) 215,14", "Total Sales (Excluding
@@ -529,18 +551,19 @@ def _right_of(
 
 
 def _below(
-    lines: list[Line], label: Label, covered: set[tuple[int, int]], reach: float
+    lines: list[Line], label: Label, covered: set[tuple[int, int]], reach: float,
+    skip: int = 0,
 ) -> tuple[list[Word], int]:
-    """The phrase under the label on the next line, if that line is within ``reach``
-    label heights of it."""
+    """The phrase under the label on the next line (or `skip` lines further down), if
+    that line is within ``reach`` heights of the line above it."""
     here = lines[label.line]
     x0, x1 = here.words[label.start].x0, here.words[label.end - 1].x1
-    below = label.line + 1
+    below = label.line + 1 + skip
     if below >= len(lines):
         return [], below
-    line = lines[below]
+    line, above = lines[below], lines[below - 1]
     # In heights of the larger of the two: a total printed large under a small label.
-    if line.page != here.page or line.y0 - here.y1 > reach * max(here.height, line.height):
+    if line.page != here.page or line.y0 - above.y1 > reach * max(above.height, line.height):
         return [], below
     char = _char_width(line)
     # A value under its label starts near the label's left edge, or (a column under its
