@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from servicetools.service.engine import Document, Page, Word, load_document
-from servicetools.service.engine.calibration import KINDS, calibrated, load_map
+from servicetools.service.engine.calibration import KINDS, calibrated, features, load_map
 from servicetools.service.engine.fields import field_kind, label_aliases
 from servicetools.service.engine.pages import _unglued
 from servicetools.service.engine.shapes import DATE, unglue_time
@@ -377,6 +377,16 @@ def test_calibration_is_clamped_away_from_zero_and_one() -> None:
     assert calibrated("amount", 0.95, table) == pytest.approx(0.98)
     assert calibrated("amount", 1.0, table) == pytest.approx(0.98)
     assert calibrated("amount", 0.5, table) == pytest.approx(0.5)
+
+
+def test_evidence_of_ocr_words_is_an_input_of_its_own() -> None:
+    found = {"labelled": 1.0, "below": 1.0, "rivals": 0.0}
+    assert set(features(0.5, found)) == {"logit_raw", "labelled", "below", "rivals"}
+    assert features(0.5, {**found, "ocr": 1.0}) == {
+        "logit_raw": 0.0, "labelled": 1.0, "below": 1.0, "rivals": 0.0, "ocr": 1.0,
+        "labelled*ocr": 1.0, "below*ocr": 1.0}
+    # The shipped model has weights for them, fitted by make train.
+    assert any(name.endswith("*ocr") for name in load_map()["logistic"]["coef"])
 
 
 def test_the_shipped_map_covers_the_main_kinds() -> None:
