@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-wheel e2e fuzz bench bench-accuracy bench-tables bench-reliability \
+.PHONY: demo test test-wheel e2e fuzz bench bench-accuracy bench-tables bench-ranker bench-reliability \
 	bench-limits train serve lint clean
 
 $(STAMP): pyproject.toml
@@ -39,7 +39,7 @@ e2e: $(STAMP)
 
 # accuracy.py runs OCR over a 200-document dev set (minutes): it has its own target.
 bench: $(STAMP)
-	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/train.py|bench/realsets.py|bench/tables.py|bench/icdar.py) continue;; esac; \
+	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/train.py|bench/realsets.py|bench/tables.py|bench/icdar.py|bench/ranker.py) continue;; esac; \
 		echo "== $$b"; $(PY) $$b || exit 1; done
 
 # kill -9 during 50 extractions, 50 triggers beside 200 status requests, one user's
@@ -58,6 +58,11 @@ bench-accuracy: $(STAMP)
 # pdfplumber and camelot's four flavours, same documents, same measure (about 2 min).
 bench-tables: $(STAMP)
 	$(PY) bench/tables.py --root $(DEV_DATA)/icdar2013-dev
+
+# What a learned candidate ranker could gain over the rules on the real sets (a minute
+# with bench-accuracy's OCR cache).
+bench-ranker: $(STAMP)
+	$(PY) bench/ranker.py --root $(DEV_DATA)
 
 # Fits the engine's confidence calibration (engine/calibration.json) from the real dev
 # sets under $(DEV_DATA) and the bundled sample; minutes, most of it OCR (cached).
