@@ -389,6 +389,26 @@ def test_evidence_of_ocr_words_is_an_input_of_its_own() -> None:
     assert any(name.endswith("*ocr") for name in load_map()["logistic"]["coef"])
 
 
+def test_a_word_the_recogniser_doubts_makes_its_value_less_sure(
+    invoices_config: dict[str, Any],
+) -> None:
+    def read(total_certainty: float) -> tuple[float, dict[str, float]]:
+        document = line_document("Invoice Number: INV-7", "Total: 1,250.00")
+        page = document.pages[0]
+        words = [Word(w.text, w.x0, w.y0, w.x1, w.y1,
+                      total_certainty if w.text == "1,250.00" else 0.98) for w in page.words]
+        document = Document("image/png", [Page(1, page.width, page.height, b"", words, "ocr")])
+        total = extract_all(document, invoices_config)["t-total"].values[0]
+        assert total.text == "1,250.00"
+        return total.confidence, total.evidence
+
+    sure, sure_evidence = read(0.98)
+    doubted, doubted_evidence = read(0.80)
+    assert sure_evidence["ocr_doubt"] == pytest.approx(0.2)
+    assert doubted_evidence["ocr_doubt"] == pytest.approx(1.0)  # ten times 0.2, at most 1
+    assert doubted < sure
+
+
 def test_the_shipped_map_covers_the_main_kinds() -> None:
     kinds = load_map()["kinds"]
     assert {"date", "amount", "name"} <= set(kinds)
