@@ -37,6 +37,7 @@ from .client import (
 from .client.errors import (
     APIError,
     AuthenticationError,
+    BatchFailures,
     Conflict,
     DataDeleted,
     DocumentError,
@@ -61,6 +62,7 @@ __all__ = [
     "APIError",
     "AuthenticationError",
     "Batch",
+    "BatchFailures",
     "Client",
     "Conflict",
     "DataDeleted",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from typing import Any
 
 #: Failures listed on stderr before "... and N more".
@@ -47,12 +48,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from .client import Client
-    from .client.errors import ServiceError
+    from .client.errors import BatchFailures, ServiceError
 
     label = args.configuration or args.configuration_id
     out = args.out or f"runs/{label}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     try:
-        with Client.from_env() as client:
+        with Client.from_env() as client, warnings.catch_warnings():
+            # The failures are listed below, one line each: no warning besides.
+            warnings.simplefilter("ignore", BatchFailures)
             batch = client.extract_many(
                 args.files, configuration_name=args.configuration,
                 configuration_id=args.configuration_id, classifier_id=args.classifier_id,

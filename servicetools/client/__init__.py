@@ -23,6 +23,7 @@ from .documents import Document, VaultDocument, trigger_request
 from .errors import (
     APIError,
     AuthenticationError,
+    BatchFailures,
     Conflict,
     DataDeleted,
     DocumentError,
@@ -48,6 +49,7 @@ __all__ = [
     "APIError",
     "AuthenticationError",
     "Batch",
+    "BatchFailures",
     "Client",
     "Conflict",
     "DataDeleted",

@@ -28,6 +28,9 @@
         │   └── UnsupportedMediaType 415 unsupported_media_type
         └── ServerError             5xx
 
+A batch (`Client.extract_many`) that ends with some documents failed warns with
+`BatchFailures`, a `UserWarning`: the failures are in ``batch.failures``.
+
 The class is chosen by the D3 ``code`` first and the HTTP status second, so a remote
 service with codes of its own still gets the right branch; a body that is not the D3
 shape (a proxy's HTML page, FastAPI's ``{"detail": ...}``) still gives a readable message.
@@ -52,6 +55,7 @@ from ..wire.protocol import ErrorCode
 __all__ = [
     "APIError",
     "AuthenticationError",
+    "BatchFailures",
     "Conflict",
     "DataDeleted",
     "DocumentError",
@@ -110,6 +114,10 @@ class InvalidResponse(ServiceError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), (str(self),), {}))
+
+
+class BatchFailures(UserWarning):
+    """Some documents of a batch gave no result (``batch.failures`` says which and why)."""
 
 
 class WaitTimeout(ServiceError, TimeoutError):

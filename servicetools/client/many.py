@@ -3,13 +3,17 @@
 Triggers run asynchronously, ``concurrency`` at a time (after a vault upload each, with
 ``upload_first``); one `Client.wait` then polls every extraction, and each result is
 fetched as soon as its extraction ends. Whatever fails becomes a `Failure` of the stage
-where it failed; nothing aborts the batch.
+where it failed, and a batch that ends with failures warns (`BatchFailures`). An error
+about every document (a wrong key, an unknown configuration or classifier, no service
+before any trigger got through) stops the batch at once and is raised.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import warnings
+from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -18,7 +22,18 @@ from .._version import __version__
 from ..wire.protocol import StatusType
 from .batch import Batch, Failure
 from .documents import Source, build_request
-from .errors import InvalidResponse, ServiceError, TransportError, WaitTimeout
+from .errors import (
+    APIError,
+    AuthenticationError,
+    BatchFailures,
+    ExtractionNotSaved,
+    InvalidResponse,
+    NotFound,
+    ServiceError,
+    ServiceUnreachable,
+    TransportError,
+    WaitTimeout,
+)
 from .progress import progress_bar
 
 if TYPE_CHECKING:
@@ -30,6 +45,18 @@ __all__ = ["DEFAULT_BATCH_TIMEOUT", "DEFAULT_CONCURRENCY", "extract_many"]
 DEFAULT_CONCURRENCY = 8
 #: Seconds a whole batch may take before what is left fails at the ``wait`` stage.
 DEFAULT_BATCH_TIMEOUT = 3600.0
+
+
+def _about_every_document(error: APIError, configuration_name: str | None,
+                          configuration_id: str | None, classifier_id: str | None) -> bool:
+    """Whether a trigger's refusal holds for any document: the key (401), or the
+    configuration or classifier the batch names is unknown (404 naming it)."""
+    if isinstance(error, AuthenticationError):
+        return True
+    if isinstance(error, NotFound) and not isinstance(error, ExtractionNotSaved):
+        named = {error.details.get("name"), error.details.get("id")} - {None}
+        return bool(named & {configuration_name, configuration_id, classifier_id} - {None})
+    return False
 
 
 def extract_many(
@@ -72,9 +99,15 @@ def extract_many(
     # service would otherwise cost every document its connection retries.
     give_up_after = max(8, concurrency)
     unreachable: list[TransportError] = []  # the current run of them, under ``lock``
+    # An error about every document (a wrong key, an unknown configuration, no service
+    # before any trigger got through): the batch stops and raises it.
+    fatal: list[ServiceError] = []
+    triggered_any = threading.Event()
 
     def trigger(index: int, source: Source) -> str | None:
         with lock:
+            if fatal:
+                return None
             skipped = (Failure(source.name, "trigger", f"not tried: {unreachable[-1]}")
                        if len(unreachable) >= give_up_after else None)
         if skipped is not None:
@@ -104,8 +137,15 @@ def extract_many(
             if isinstance(exc, TransportError):
                 with lock:
                     unreachable.append(exc)
+            if (isinstance(exc, APIError) and _about_every_document(
+                    exc, configuration_name, configuration_id, classifier_id)) or (
+                    isinstance(exc, ServiceUnreachable) and not triggered_any.is_set()):
+                with lock:
+                    fatal.append(exc)
+                return None
             finish(index, failure=Failure.from_error(source.name, stage, exc))
             return None
+        triggered_any.set()
         with lock:
             unreachable.clear()
         return extraction_id
@@ -127,6 +167,11 @@ def extract_many(
             extraction_id = future.result()
             if extraction_id is not None:
                 index_of[extraction_id] = index
+        if fatal:
+            error = fatal[0]
+            error.add_note(f"extract_many stopped: this error is about every document, so "
+                           f"none of the {len(sources)} was extracted.")
+            raise error
         trigger_s = time.monotonic() - start
         bar.set_description("extracting")
         fetches: list[Future[None]] = []
@@ -182,6 +227,14 @@ def extract_many(
         batch.results[extraction_id] = data
         batch.documents[extraction_id] = sources[index].name
     batch.failures = [failures[index] for index in sorted(failures)]
+    if batch.failures:
+        # By stage and error code: reasons differ in their details ("last status: ...").
+        kinds = Counter((f.stage, f.code) for f in batch.failures)
+        (stage, code), count = kinds.most_common(1)[0]
+        example = next(f.reason for f in batch.failures if (f.stage, f.code) == (stage, code))
+        warnings.warn(f"{len(batch.failures)} of {len(batch)} documents failed; the commonest "
+                      f"failure ({count}) at {stage}{f' ({code})' if code else ''}, such as "
+                      f"{example!r}. See batch.failures.", BatchFailures, stacklevel=3)
     first = next(iter(batch.results.values()), None)
     if first is not None:
         # The service's own record of what ran, whichever of name or id was given.

@@ -11,7 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servicetools import Batch, Client, Failure, LocalService, VaultDocument
+from servicetools import (
+    AuthenticationError,
+    Batch,
+    BatchFailures,
+    Client,
+    Failure,
+    LocalService,
+    NotFound,
+    ServiceUnreachable,
+    VaultDocument,
+)
 
 from ..helpers import make_invoice_pdf
 
@@ -48,8 +58,11 @@ def mixed(client: Client, folder: Path, tmp_path_factory: pytest.TempPathFactory
         REFUSED_URL,
         VaultDocument("no-such-document"),
     ]
-    return client.extract_many(documents, configuration_name="invoices", concurrency=4,
-                               progress=False)
+    # A batch that ends with failures says so: how many, and the commonest reason.
+    with pytest.warns(BatchFailures, match=r"5 of 12 documents failed; the commonest failure "
+                                           r"\(\d\) at "):
+        return client.extract_many(documents, configuration_name="invoices", concurrency=4,
+                                   progress=False)
 
 
 def invoice_number(data: dict[str, Any]) -> str:
@@ -138,9 +151,31 @@ def test_empty_glob_is_loud(client: Client, tmp_path: Path) -> None:
                             progress=False)
 
 
+def test_an_error_about_every_document_stops_the_batch_and_is_raised(
+    client: Client, service: LocalService, folder: Path,
+) -> None:
+    # Before, each of these came back as a batch of failures, without a word.
+    with Client(base_url=service.base_url, api_key="wrong") as wrong:
+        with pytest.raises(AuthenticationError) as refused:
+            wrong.extract_many(folder, configuration_name="invoices", progress=False)
+    assert "none of the 6 was extracted" in str(refused.value.__notes__)
+    with pytest.raises(NotFound, match="Did you mean 'receipts'") as misspelt:
+        client.extract_many(folder, configuration_name="reciepts", progress=False)
+    assert misspelt.value.details["close_matches"] == ["receipts"]
+    assert {"invoices", "receipts"} <= set(misspelt.value.details["known"])
+    with pytest.raises(NotFound, match="No classifier with id 'nope'"):
+        client.extract_many(folder, configuration_name="invoices", classifier_id="nope",
+                            progress=False)
+    with Client(base_url="http://127.0.0.1:9", api_key="k", retries=0) as nowhere:
+        with pytest.raises(ServiceUnreachable):
+            nowhere.extract_many(folder, configuration_name="invoices", progress=False)
+
+
 def test_batch_timeout_fails_what_is_left(client: Client, folder: Path) -> None:
-    batch = client.extract_many(folder, configuration_name="invoices", timeout=0,
-                                progress=False)
+    with pytest.warns(BatchFailures, match=r"6 of 6 documents failed; the commonest failure "
+                                           r"\(6\) at wait, such as 'not finished"):
+        batch = client.extract_many(folder, configuration_name="invoices", timeout=0,
+                                    progress=False)
     assert len(batch) == 6
     assert batch.failures and {f.stage for f in batch.failures} == {"wait"}
     assert all(f.extraction_id and "not finished" in f.reason for f in batch.failures)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from servicetools import Batch, Client, LocalService
+from servicetools import Batch, Client, LocalService, ServiceUnreachable
 from servicetools.extract_cli import add_parser
 
 from ..helpers import ROOT, make_invoice_pdf
@@ -96,7 +96,8 @@ def test_extract_command_without_service(monkeypatch: pytest.MonkeyPatch, tmp_pa
     monkeypatch.setenv("SERVICE_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("SERVICE_API_KEY", "k")
     (tmp_path / "a.pdf").write_bytes(b"%PDF-1.4")
-    assert extract(["--configuration", "invoices", "--no-progress", "a.pdf"]) == 1
+    # No service: nothing can be extracted, so the command fails as it does for bad usage.
+    assert extract(["--configuration", "invoices", "--no-progress", "a.pdf"]) == 2
     assert "cannot reach the service" in capsys.readouterr().err
     assert extract(["--configuration", "invoices", "--no-progress", "*.png"]) == 2
     assert "no file matches '*.png'" in capsys.readouterr().err
@@ -105,10 +106,9 @@ def test_extract_command_without_service(monkeypatch: pytest.MonkeyPatch, tmp_pa
     capsys.readouterr()
 
 
-def test_dead_service_fails_the_batch_fast(tmp_path: Path) -> None:
+def test_dead_service_stops_the_batch_at_once(tmp_path: Path) -> None:
     client = Client(base_url="http://127.0.0.1:9", api_key="k", retries=0)
-    batch = client.extract_many([b"%PDF-1.4"] * 30, configuration_name="invoices",
-                                concurrency=2, progress=False)
-    assert len(batch.failures) == 30 and not batch.results
-    reasons = [f.reason for f in batch.failures]
-    assert sum(r.startswith("not tried: cannot reach") for r in reasons) >= 30 - 8 - 2
+    with pytest.raises(ServiceUnreachable, match="cannot reach") as raised:
+        client.extract_many([b"%PDF-1.4"] * 30, configuration_name="invoices",
+                            concurrency=2, progress=False)
+    assert "none of the 30 was extracted" in str(raised.value.__notes__)

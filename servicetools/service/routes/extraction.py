@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import difflib
 import json
 import os
 import tempfile
@@ -91,23 +92,36 @@ def _decode(raw: str) -> bytes:
                           ErrorCode.INVALID_BASE64) from exc
 
 
+def _unknown(kind: str, key: str, value: str, known: list[str]) -> ApiError:
+    """404 for a configuration or classifier the service does not have, naming those it
+    has (they are the service's, the same for every user) and the closest ones."""
+    close = difflib.get_close_matches(value, known, n=3, cutoff=0.6)
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    label = "named" if key == "name" else "with id"
+    return ApiError(404, ErrorCode.NOT_FOUND,
+                    f"No {kind} {label} {value!r} was found.{hint} Known: "
+                    f"{', '.join(sorted(known)) or 'none'}.",
+                    {key: value, "known": sorted(known), "close_matches": close})
+
+
 def _prepare(p: Parts, user: User, body: dict[str, Any], trigger_type: str) -> Job:
     """Check a trigger request against everything known before the pipeline runs."""
     if "configuration_id" in body:
         config = p.catalog.configuration(id_=body["configuration_id"])
         if config is None:
-            raise not_found("configuration", body["configuration_id"])
+            raise _unknown("configuration", "id", body["configuration_id"],
+                           list(p.catalog.configurations))
     else:
         config = p.catalog.configuration(name=body["configuration_name"])
         if config is None:
-            raise ApiError(404, ErrorCode.NOT_FOUND,
-                           f"No configuration named {body['configuration_name']!r} was found.",
-                           {"name": body["configuration_name"]})
+            raise _unknown("configuration", "name", body["configuration_name"],
+                           [c["name"] for c in p.catalog.configurations.values()])
     classifier = None
     if "classifier_id" in body:
         classifier = p.catalog.classifiers.get(body["classifier_id"])
         if classifier is None:
-            raise not_found("classifier", body["classifier_id"])
+            raise _unknown("classifier", "id", body["classifier_id"],
+                           list(p.catalog.classifiers))
     # save_extraction is meaningful only for synchronous runs: async ones are always saved.
     save = trigger_type == "async" or body.get("save_extraction", True)
     extraction_id = new_id()
