@@ -58,6 +58,11 @@ def test_fields_columns_dtypes_and_values(hand: list[dict[str, Any]]) -> None:
     assert a["value_index"].tolist() == [0, 0, 1, 0, 0]
     assert a["target_name"].tolist() == ["Invoice Number", "Tags", "Tags", "Note", "Ref"]
     assert a["document_name"].tolist() == ["invoices/a.pdf"] * 5
+    # The empty value of a target not found is not "found": the least sure values that
+    # were read are one call, without blanks.
+    assert a["found"].tolist() == [True, True, True, True, False]
+    assert f["found"].dtype == bool
+    assert "" not in f[f.found].nsmallest(3, "confidence")["value"].tolist()
     assert a["document_id"].tolist() == ["d-a"] * 5
     assert a["created"].iloc[0] == pd.Timestamp(1767225602.5, unit="s", tz="UTC")
 

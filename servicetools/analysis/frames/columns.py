@@ -25,8 +25,11 @@ KEYS: tuple[str, ...] = ("extraction_id", "extraction_name", "document_id", "doc
                          "configuration_id", "configuration_name")
 TARGET_KEYS: tuple[str, ...] = ("target_id", "target_name", "extraction_group",
                                 "extracted_target_id")
+#: ``found`` is False for the empty value the service gives a target it did not find
+#: (its confidence says "nothing here"): ``fields[fields.found].nsmallest(8,
+#: "confidence")`` are the least sure values that were read.
 VALUE_COLUMNS: tuple[str, ...] = (
-    "value_index", "value_id", "value", "confidence", "target_confidence",
+    "value_index", "value_id", "value", "found", "confidence", "target_confidence",
     "validation_passed", "validation_messages", "condition", "created")
 
 FIELD_COLUMNS: tuple[str, ...] = KEYS + TARGET_KEYS + VALUE_COLUMNS

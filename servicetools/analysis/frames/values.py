@@ -53,7 +53,9 @@ def fields(data: Any, *, errors: Errors = "raise",
     """One row per field value, columns `FIELD_COLUMNS`.
 
     ``value_index`` is the value's place in its target (several for multi-valued targets);
-    ``created`` is when the extraction finished.
+    ``found`` is False for a target the service did not find (an empty value);
+    ``created`` is when the extraction finished. The least sure values that were read
+    are ``f[f.found].nsmallest(8, "confidence")``.
     """
     return _values(data, "field", errors, documents)
 
@@ -300,6 +302,9 @@ def _frame(rows: _Rows) -> pd.DataFrame:
     cols["value_index"] = _value_index(tg_counts, rows.skips, n)
     cols["value_id"] = strings(rows.value_ids)
     cols["value"] = strings(rows.texts)
+    # Read: some text, not blanks (the service's "not found" is the empty string).
+    cols["found"] = (pd.Series(cols["value"], copy=False).str.strip().str.len().gt(0)
+                     .fillna(False).to_numpy(bool))
     cols["confidence"] = np.asarray(rows.confidences, dtype=np.float64)
     _add_validation_columns(cols, rows, n)
     if not rows.table:
