@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..extras import load
 from . import audit
+from .audit.arguments import check_rate, check_target
 from .audit.work import work_frame
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ def confidence_histograms(data: Any, cells: pd.DataFrame | None = None, *, bins:
     ``threshold`` draws a dashed line (an auto-accept threshold, say). Values without a
     confidence are left out; each panel's title says how many values it shows.
     """
+    check_rate("threshold", threshold)
     work = work_frame(data, cells)
     targets = [t for t in work["target"].cat.categories] if len(work) else []
     n = max(len(targets), 1)
@@ -161,6 +163,7 @@ def reliability_diagram(data: Any, truth: Any = None, *, target: str = audit.ALL
     """
     cal = data if isinstance(data, audit.Calibration) else audit.calibration(
         data, truth, bins=bins, **grade_options)
+    check_target(target, cal.summary.index, audit.ALL)
     ax = _axes(ax, (4.5, 4.5))
     if target in cal.table.index.get_level_values(0):
         rows = cal.table.xs(target, level=0)
@@ -203,6 +206,8 @@ def automation_curve(data: Any, truth: Any = None, *, target: str = audit.ALL,
         result = audit.thresholds(data, truth, error_budget=0.01 if error_budget is None
                                   else error_budget, **grade_options)
     budget = result.error_budget if error_budget is None else error_budget
+    check_rate("error_budget", budget)
+    check_target(target, result.recommended.index, audit.ALL)
     ax = _axes(ax, (5.0, 4.0))
     sweep = result.sweep.loc[(result.sweep["target"] == target)
                              & (result.sweep["n_accepted"] > 0)]

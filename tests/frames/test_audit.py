@@ -48,6 +48,16 @@ def truth_a() -> pd.DataFrame:
 
 
 # -- scorecard, failures, documents ----------------------------------------------------------
+def test_a_threshold_outside_zero_to_one_is_refused(hand: list[dict[str, Any]]) -> None:
+    # Before, threshold=80 counted every value "below" without a word.
+    with pytest.raises(ValueError, match=r"threshold is a confidence between 0 and 1, not 80 "
+                                         r"\(for 80 %, write 0.8\)"):
+        audit.scorecard(hand, threshold=80)
+    with pytest.raises(ValueError, match="not -0.1"):
+        audit.scorecard(hand, threshold=-0.1)
+    assert len(audit.scorecard(hand, threshold=1)) > 0
+
+
 def test_scorecard_by_hand(hand: list[dict[str, Any]]) -> None:
     f, c, t = frames.fields(hand), frames.cells(hand), frames.targets(hand)
     card = audit.scorecard(f, c, targets=t)

@@ -158,3 +158,15 @@ def test_plots_draw_into_given_axes(hand: list[dict[str, Any]]) -> None:
     left, right = fig.subplots(1, 2)
     assert plots.failure_heatmap(frames.fields(hand), ax=left) is left
     assert plots.drift_plot(frames.fields(hand), frames.fields(hand), ax=right) is right
+
+
+def test_wrong_arguments_are_refused_with_a_way_out(hand: list[dict[str, Any]],
+                                                    truth_a: pd.DataFrame) -> None:
+    # Before: an empty plot titled "Totl: no graded values", a line drawn off the axes.
+    cal = audit.calibration(hand, truth_a)
+    with pytest.raises(ValueError, match="no target 'Tgas'.*Did you mean 'Tags'"):
+        plots.reliability_diagram(cal, target="Tgas")
+    with pytest.raises(ValueError, match="no target 'Invoice No'"):
+        plots.automation_curve(audit.thresholds(hand, truth_a), target="Invoice No")
+    with pytest.raises(ValueError, match=r"not 90 \(for 90 %, write 0.9\)"):
+        plots.confidence_histograms(hand, threshold=90)

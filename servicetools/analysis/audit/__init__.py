@@ -26,6 +26,7 @@ never counted as zero.
 The modules, in reading order (the functions above are re-exported here):
 
 =================  ===============================================================
+`arguments`        checks of thresholds and target names, with messages that say how
 `normalisation`    `normalize`, `parse_date`, `parse_amount`: values as compared
 `work`             the work frame: fields and cells stacked, labelled by target
 `summaries`        `scorecard`, `failures`, `documents`

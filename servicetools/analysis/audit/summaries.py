@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .. import frames
+from .arguments import check_rate
 from .ground_truth import latest_entries
 from .work import By, categorical_names, empty_summary, group_keys, work_frame
 
@@ -40,6 +41,7 @@ def scorecard(fields: Any, cells: pd.DataFrame | None = None, *, threshold: floa
     ``corrections`` ledger changed (NaN without a ledger). ``targets`` (`frames.targets`)
     adds extractions in which a target has no value at all to the denominators.
     """
+    check_rate("threshold", threshold)
     work = work_frame(fields, cells)
     keys = group_keys(by)
     if work.empty:
