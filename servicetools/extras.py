@@ -8,6 +8,7 @@ heavier is an extra (``pip install 'servicetools[service,plots]'``):
 ``plots``    matplotlib figures (`servicetools.plots`)
 ``widgets``  ipywidgets forms, with PDF page previews (`servicetools.widgets`)
 ``datagen``  the synthetic dev-set generator (`servicetools.datagen`)
+``excel``    frames saved as Excel workbooks (`servicetools.frames.save`)
 ===========  ==================================================================
 
 Code that needs an extra calls `require` (or `load`) where it first needs it, so the
@@ -39,6 +40,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "widgets": ("ipywidgets", "pypdfium2", "PIL"),
     "datagen": ("reportlab", "pypdfium2", "PIL", "numpy"),
+    "excel": ("openpyxl",),
 }
 
 

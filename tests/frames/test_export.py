@@ -106,5 +106,31 @@ def test_csv_keeps_empty_strings_apart_from_missing(tmp_path: Path) -> None:
 
 
 def test_save_refuses_an_unknown_suffix(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="parquet or .csv"):
-        frames.save(pd.DataFrame({"a": [1]}), tmp_path / "a.xlsx")
+    with pytest.raises(ValueError, match=r"\.parquet, \.csv or \.xlsx, not '\.xls'"):
+        frames.save(pd.DataFrame({"a": [1]}), tmp_path / "a.xls")
+
+
+def test_frames_saved_as_an_excel_workbook_one_sheet_each(data: list[dict[str, Any]],
+                                                          tmp_path: Path) -> None:
+    import openpyxl
+
+    fields, cells = frames.fields(data), frames.cells(data)
+    card = audit.scorecard(fields, cells)
+    path = frames.save({"fields": fields, "cells": cells, "scorecard: all/targets": card},
+                       tmp_path / "out" / "audit.xlsx")
+    book = openpyxl.load_workbook(path, read_only=True)
+    # Excel refuses ":" and "/" in a sheet's name.
+    assert book.sheetnames == ["fields", "cells", "scorecard_ all_targets"]
+    rows = list(book["fields"].iter_rows(values_only=True))
+    assert list(rows[0]) == list(frames.FIELD_COLUMNS)  # a RangeIndex is not written
+    assert len(rows) == len(fields) + 1
+    assert [r[0] for r in book["scorecard_ all_targets"].iter_rows(values_only=True)][1:] \
+        == list(card.index)  # a named index is
+    # Times without their zone (UTC), validation messages one per line.
+    created = rows[1][list(frames.FIELD_COLUMNS).index("created")]
+    assert created == fields["created"].iloc[0].tz_convert("UTC").tz_localize(None)
+    messages = list(frames.FIELD_COLUMNS).index("validation_messages")
+    written = [r[messages] for r in rows[1:]]
+    assert all(w is None or isinstance(w, str) for w in written)
+    one = frames.save(fields, tmp_path / "fields.xlsx")
+    assert openpyxl.load_workbook(one, read_only=True).sheetnames == ["data"]

@@ -1,7 +1,9 @@
 """`save` and `load`: Parquet or CSV files that round-trip every frame's dtypes.
 
 CSV keeps its dtypes in a ``<path>.schema.json`` beside it and writes NA as ``\\N``
-(PostgreSQL's ``COPY`` rule); a mapping of frames (`tables`) becomes a folder.
+(PostgreSQL's ``COPY`` rule); a mapping of frames (`tables`) becomes a folder. For
+people who open tables in a spreadsheet, ``.xlsx`` writes an Excel workbook (the
+``excel`` extra, openpyxl), one sheet per frame; it is for reading, not for `load`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...extras import load as load_module
 from .dtypes import STRING, objects
 
 __all__ = ["load", "save"]
@@ -27,7 +30,8 @@ _TEXT_DTYPES = ("str", "string", "object", "category")
 
 def save(frame: pd.DataFrame | Mapping[str, pd.DataFrame], path: str | os.PathLike[str]
          ) -> Path:
-    """Write a frame as Parquet (``.parquet``) or CSV (``.csv``), dtypes kept.
+    """Write a frame as Parquet (``.parquet``) or CSV (``.csv``), dtypes kept; or as an
+    Excel workbook (``.xlsx``, the ``excel`` extra), one sheet per frame of a mapping.
 
     CSV gets a ``<path>.schema.json`` beside it with the dtypes and categories, and
     writes NA as ``\\N`` so an empty string stays an empty string. A mapping of frames
@@ -35,6 +39,8 @@ def save(frame: pd.DataFrame | Mapping[str, pd.DataFrame], path: str | os.PathLi
     ``path`` ends in ``.csv``) plus ``manifest.json`` with their names and ``attrs``.
     """
     target = Path(path)
+    if target.suffix == ".xlsx":
+        return _save_excel(frame if isinstance(frame, Mapping) else {"data": frame}, target)
     if isinstance(frame, Mapping):
         return _save_folder(frame, target)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -42,7 +48,8 @@ def save(frame: pd.DataFrame | Mapping[str, pd.DataFrame], path: str | os.PathLi
         frame.to_parquet(target)
         return target
     if target.suffix != ".csv":
-        raise ValueError(f"save writes .parquet or .csv, not {target.suffix or 'no suffix'!r}")
+        raise ValueError(f"save writes .parquet, .csv or .xlsx, not "
+                         f"{target.suffix or 'no suffix'!r}")
     return _save_csv(frame, target)
 
 
@@ -54,6 +61,40 @@ def load(path: str | os.PathLike[str]) -> pd.DataFrame | dict[str, pd.DataFrame]
     if source.suffix == ".parquet":
         return _load_parquet(source)
     return _load_csv(source)
+
+
+# -- Excel workbooks --------------------------------------------------------------------------
+_SHEET_FORBIDDEN = str.maketrans({c: "_" for c in "[]:*?/\\"})
+
+
+def _save_excel(frames: Mapping[str, pd.DataFrame], target: Path) -> Path:
+    """One sheet per frame, named by its key (Excel allows 31 characters, no []:*?/\\)."""
+    load_module("openpyxl", "excel", feature="saving a frame as .xlsx")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    names: set[str] = set()
+    with pd.ExcelWriter(target, engine="openpyxl") as writer:
+        for key, frame in frames.items():
+            name = str(key).translate(_SHEET_FORBIDDEN)[:31] or "sheet"
+            while name.lower() in names:  # Excel compares sheet names without case
+                name = f"{name[:28]}_{len(names)}"
+            names.add(name.lower())
+            _for_excel(frame).to_excel(writer, sheet_name=name,
+                                       index=not isinstance(frame.index, pd.RangeIndex))
+    return target
+
+
+def _for_excel(frame: pd.DataFrame) -> pd.DataFrame:
+    """What a spreadsheet cell can hold: times without a zone (in UTC, as stored), and
+    lists and tuples (validation messages) as text, one item per line."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if isinstance(values.dtype, pd.DatetimeTZDtype):
+            out[column] = values.dt.tz_convert("UTC").dt.tz_localize(None)
+        elif values.dtype == object:
+            out[column] = values.map(lambda v: "\n".join(map(str, v))
+                                     if isinstance(v, list | tuple) else v)
+    return out
 
 
 # -- folders of frames -----------------------------------------------------------------------
