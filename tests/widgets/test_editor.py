@@ -47,6 +47,7 @@ def test_save_sends_only_changed_targets_and_shows_revalidation(
     assert editor.inputs["t-invoice-date"][0].value == "2024-03-15"
     editor.inputs["t-invoice-date"][0].value = "31.02.2024"  # no such day
     assert editor.status.value == "1 unsaved change"
+    assert editor.changes()["new_value"].tolist() == ["31.02.2024"]  # pending, as the docs say
     updates = editor.updates()
     assert [u["type"] for u in updates] == ["field"]
     assert updates[0]["new_extracted_values"] == [{"id": before["id"],
@@ -71,6 +72,7 @@ def test_save_sends_only_changed_targets_and_shows_revalidation(
     untouched = values(client.get_result(eid(extraction)), "t-total")[0]
     assert untouched["confidence"] < 1.0  # only the changed target was sent
 
+    assert editor.changes().empty  # saved: the change is in the ledger now
     row = editor.ledger.frame.iloc[0]
     assert len(editor.ledger) == 1
     assert (row.extraction_id, row.target_id, row.target_name, row.value_id) == (

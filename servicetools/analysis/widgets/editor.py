@@ -26,12 +26,13 @@ _Place = tuple[str, int, int]  # table_id, row, column
 class ResultEditor(widgets.VBox):
     """One extraction, editable; Save sends the changed targets to the service (D8).
 
-    Save builds one update per target whose values changed (`updates`), sends them with
+    Save sends ``updates()``, one update per target whose values changed, with
     ``client.update_results``, shows the result the service answers (re-validated), and
-    appends one `Ledger` row per changed value (`changes`). A `ServiceError` is shown in
-    ``status`` and the edits stay. The result is fetched from the service (a
-    `ServiceError` if it cannot be); ``result`` skips that when the caller holds the
-    current extracted data already.
+    appends one row per changed value to ``ledger``. ``changes()`` lists the changes not
+    saved yet, as ledger rows: it is empty after a Save, whose changes are in ``ledger``.
+    A `ServiceError` is shown in ``status`` and the edits stay. The result is fetched
+    from the service (a `ServiceError` if it cannot be); ``result`` skips that when the
+    caller holds the current extracted data already.
 
     Controls, to drive it from Python (``target_id`` is the configuration's target id):
 
