@@ -33,6 +33,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--out", metavar="FILE",
                         help="batch file (JSON lines); default runs/<configuration>-<time>.jsonl")
     parser.add_argument("--classifier-id", metavar="ID", help="classify each document first")
+    parser.add_argument("--configurations", metavar="DIR",
+                        help="your own configuration files, for the embedded service "
+                             "(default: the bundled ones)")
     parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
                         help=f"triggers in flight at once (default {DEFAULT_CONCURRENCY})")
     parser.add_argument("--upload-first", action="store_true",
@@ -53,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     label = args.configuration or args.configuration_id
     out = args.out or f"runs/{label}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     try:
-        with Client.from_env() as client, warnings.catch_warnings():
+        with Client.from_env(configurations=args.configurations) as client, \
+                warnings.catch_warnings():
             # The failures are listed below, one line each: no warning besides.
             warnings.simplefilter("ignore", BatchFailures)
             batch = client.extract_many(

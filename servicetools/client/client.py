@@ -100,19 +100,28 @@ class Client:
         self.local_service: LocalService | None = None
 
     @classmethod
-    def from_env(cls, **options: Any) -> Client:
+    def from_env(cls, *, configurations: str | os.PathLike[str] | None = None,
+                 **options: Any) -> Client:
         """``SERVICE_BASE_URL`` and ``SERVICE_API_KEY``; when both are unset, the embedded
-        `LocalService` (started once per process, stopped at exit)."""
+        `LocalService` (started once per process, stopped at exit).
+
+        ``configurations``: a folder of your own configuration files for the embedded
+        service (one embedded service per folder; the bundled ones when None). A remote
+        service has the configurations it was given: with one, this is refused.
+        """
         base_url = os.environ.get("SERVICE_BASE_URL", "").strip()
         api_key = os.environ.get("SERVICE_API_KEY", "").strip()
         if base_url and api_key:
+            if configurations is not None:
+                raise ValueError("configurations= is for the embedded service: a remote "
+                                 "service (SERVICE_BASE_URL) has its own configurations")
             return cls(base_url=base_url, api_key=api_key, **options)
         if base_url or api_key:
             missing = "SERVICE_API_KEY" if base_url else "SERVICE_BASE_URL"
             raise ValueError(f"{missing} is not set: set both SERVICE_BASE_URL and "
                              "SERVICE_API_KEY for a remote service, or neither for the "
                              "embedded one")
-        service = embedded_service()
+        service = embedded_service(configurations)
         client = cls(base_url=service.base_url, api_key=service.token, **options)
         client.local_service = service
         return client

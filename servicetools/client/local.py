@@ -161,24 +161,29 @@ class LocalService:
 
 
 # -- the embedded default ---------------------------------------------------------------
-_embedded: LocalService | None = None
+# One per configurations folder (None: the bundled ones), started on first use.
+_embedded: dict[Path | None, LocalService] = {}
 _embedded_lock = threading.Lock()
 #: Modules the embedded service cannot start without (all in the ``service`` extra).
 _SERVICE_MODULES = ("fastapi", "uvicorn", "pypdfium2")
 
 
-def embedded_service() -> LocalService:
-    """The process's one embedded LocalService, started on first use, stopped at exit."""
-    global _embedded
+def embedded_service(configurations: str | os.PathLike[str] | None = None) -> LocalService:
+    """The process's embedded LocalService for a configurations folder (the bundled ones
+    when None), started on first use, stopped at exit."""
+    folder = None if configurations is None else Path(configurations).resolve()
+    if folder is not None and not folder.is_dir():
+        raise FileNotFoundError(f"no configurations folder at {configurations}")
     with _embedded_lock:
-        if _embedded is None:
+        service = _embedded.get(folder)
+        if service is None:
             require("service", *_SERVICE_MODULES,
                     feature="SERVICE_BASE_URL and SERVICE_API_KEY are not set, and the "
                             "embedded service")
-            service = LocalService()
+            service = LocalService(configurations=folder)
             service.start()
             atexit.register(service.stop)
-            _embedded = service
-        elif _embedded.process is None or _embedded.process.poll() is not None:
-            _embedded.start()  # it died (or was stopped): same port, token and data
-        return _embedded
+            _embedded[folder] = service
+        elif service.process is None or service.process.poll() is not None:
+            service.start()  # it died (or was stopped): same port, token and data
+        return service

@@ -112,3 +112,39 @@ def test_dead_service_stops_the_batch_at_once(tmp_path: Path) -> None:
         client.extract_many([b"%PDF-1.4"] * 30, configuration_name="invoices",
                             concurrency=2, progress=False)
     assert "none of the 30 was extracted" in str(raised.value.__notes__)
+
+
+def test_your_own_configurations_on_the_embedded_service(tmp_path: Path) -> None:
+    # A copy of the bundled invoice configuration under a name of one's own.
+    from servicetools import bundled
+
+    mine = json.loads((bundled.CONFIGURATIONS / "invoices.json").read_text(encoding="utf-8"))
+    mine.update(id="cfg-my-invoices", name="my-invoices")
+    folder = tmp_path / "configurations"
+    folder.mkdir()
+    (folder / "my-invoices.json").write_text(json.dumps(mine), encoding="utf-8")
+    (tmp_path / "inv.pdf").write_bytes(make_invoice_pdf(number="INV-MINE"))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SERVICE_BASE_URL", "SERVICE_API_KEY")}
+    run = subprocess.run(
+        [sys.executable, "-m", "servicetools", "extract", "--configurations", str(folder),
+         "--configuration", "my-invoices", "--no-progress", "--out", "b.jsonl", "inv.pdf"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180)
+    assert run.returncode == 0, run.stderr
+    batch = Batch.load(tmp_path / "b.jsonl")
+    assert batch.configuration["name"] == "my-invoices" and len(batch.results) == 1
+    # That service knows only the folder's configurations, and says so.
+    refused = subprocess.run(
+        [sys.executable, "-m", "servicetools", "extract", "--configurations", str(folder),
+         "--configuration", "invoices", "--no-progress", "inv.pdf"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180)
+    assert refused.returncode == 2
+    assert "Known: my-invoices" in refused.stderr
+
+
+def test_own_configurations_are_for_the_embedded_service(
+        service: LocalService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SERVICE_BASE_URL", service.base_url)
+    monkeypatch.setenv("SERVICE_API_KEY", service.token)
+    with pytest.raises(ValueError, match="configurations= is for the embedded service"):
+        Client.from_env(configurations=tmp_path)
