@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from servicetools import audit, bundled, frames
 from servicetools.client.batch import Batch
+from servicetools.extras import MissingExtra
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DATA = bundled.ROOT
@@ -110,6 +112,16 @@ def test_save_refuses_an_unknown_suffix(tmp_path: Path) -> None:
         frames.save(pd.DataFrame({"a": [1]}), tmp_path / "a.xls")
 
 
+_EXCEL = importlib.util.find_spec("openpyxl") is not None
+
+
+@pytest.mark.skipif(_EXCEL, reason="the excel extra is installed (make test-wheel has none)")
+def test_excel_without_its_extra_says_what_to_install(tmp_path: Path) -> None:
+    with pytest.raises(MissingExtra, match=r"servicetools\[excel\]"):
+        frames.save(pd.DataFrame({"a": [1]}), tmp_path / "a.xlsx")
+
+
+@pytest.mark.skipif(not _EXCEL, reason="needs the excel extra (in make test's dev extra)")
 def test_frames_saved_as_an_excel_workbook_one_sheet_each(data: list[dict[str, Any]],
                                                           tmp_path: Path) -> None:
     import openpyxl
