@@ -193,13 +193,20 @@ def _rereads(others: list[Found], found: list[Found]) -> list[Found]:
 
 def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     """Intersection over union of two boxes (x0, y0, x1, y1)."""
+    both = _intersection(a, b)
+    union = _area(a) + _area(b) - both
+    return both / union if both > 0 and union > 0 else 0.0
+
+
+def _intersection(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """The area two boxes (x0, y0, x1, y1) share; 0 when they do not meet."""
     width = min(a[2], b[2]) - max(a[0], b[0])
     height = min(a[3], b[3]) - max(a[1], b[1])
-    if width <= 0 or height <= 0:
-        return 0.0
-    both = width * height
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - both
-    return both / union if union > 0 else 0.0
+    return width * height if width > 0 and height > 0 else 0.0
+
+
+def _area(box: tuple[float, ...]) -> float:
+    return (box[2] - box[0]) * (box[3] - box[1])
 
 
 def _ruled_scan(page: Page) -> list[Found]:
@@ -454,12 +461,11 @@ def _distinct(judged: list[_Judged]) -> list[_Judged]:
 
 def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     """Whether two boxes (x0, y0, x1, y1) share more than half of the smaller one."""
-    width = min(a[2], b[2]) - max(a[0], b[0])
-    height = min(a[3], b[3]) - max(a[1], b[1])
-    if width <= 0 or height <= 0:
+    both = _intersection(a, b)
+    if both <= 0:
         return False
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return width * height > 0.5 * smaller if smaller > 0 else True
+    smaller = min(_area(a), _area(b))
+    return both > 0.5 * smaller if smaller > 0 else True
 
 
 def _judged(document: Document, target: dict[str, Any], pages: list[int]
