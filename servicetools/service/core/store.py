@@ -156,9 +156,13 @@ class Store:
                                       (extraction_id,)).fetchone()
         return str(row[0]) if row else None
 
-    def _drop_data(self, extraction_id: str) -> None:
+    def _drop_data(self, extraction_id: str) -> str | None:
+        """Remove an extraction's data; the text removed (None when there was none)."""
         with self._tx(self._results()) as results:
+            found = results.execute("SELECT data_json FROM results WHERE extraction_id = ?",
+                                    (extraction_id,)).fetchone()
             results.execute("DELETE FROM results WHERE extraction_id = ?", (extraction_id,))
+        return str(found[0]) if found else None
 
     def drop_unreadable(self) -> int:
         """Remove data no extraction can be read from (a crash between the two files'
@@ -392,11 +396,7 @@ class Store:
             return "present", self._data(extraction_id)
         # This fetch won: the data is read and removed at once, after (or before) any
         # update that was storing it.
-        with self._tx(self._results()) as results:
-            found = results.execute("SELECT data_json FROM results WHERE extraction_id = ?",
-                                    (extraction_id,)).fetchone()
-            results.execute("DELETE FROM results WHERE extraction_id = ?", (extraction_id,))
-        return "present", str(found[0]) if found else None
+        return "present", self._drop_data(extraction_id)
 
     def snapshot(self, owner_id: str, extraction_id: str) -> tuple[str, str | None] | None:
         """(data_state, data_json) of an extraction, read without taking a write lock.
