@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-wheel e2e fuzz bench bench-accuracy bench-tables bench-ranker bench-reliability \
+.PHONY: demo test test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-tables bench-ranker bench-reliability \
 	bench-limits train serve lint clean
 
 $(STAMP): pyproject.toml
@@ -32,6 +32,13 @@ test-wheel: $(STAMP)
 FUZZ_EXAMPLES ?= 1500
 fuzz: $(STAMP)
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -s -p no:cacheprovider --timeout=3600 tests/service/test_fuzz.py
+
+# The demo's report page in headless Chromium at 1,400 px: checked, and the screenshot
+# kept in report/screenshot.png to look at (needs Debian's chromium).
+report-screenshot: $(STAMP)
+	$(PY) -m servicetools demo
+	REPORT_PAGE=report/index.html REPORT_SCREENSHOT=report/screenshot.png \
+		$(PY) -m pytest -q -s -m e2e -p no:cacheprovider tests/e2e/test_report_page.py
 
 # Needs Debian's Chromium (apt-get install chromium); `make test` runs it too when present.
 e2e: $(STAMP)

@@ -9,6 +9,7 @@ wire (its engine nothing else); tests/test_layers.py reads every import.
                       sniffing, value parsers, the validation-rule language
 `client`              the thin requests client, its errors, `Batch`, `LocalService`
 `analysis`            pandas: `frames`, `audit`, `plots`, `widgets`, `ledger`
+`report`              the report for people of any batch (``servicetools report``)
 `service`             the local reference service and its engine (``service`` extra)
 `datagen`             the dev-set generator (``datagen`` extra)
 `bundled`             the configurations, classifier and demo sample that ship inside
@@ -19,7 +20,7 @@ The public names are re-exported here, so ``import servicetools as st`` and
 imports the service.
 """
 
-from . import bundled, wire
+from . import bundled, report, wire
 from ._version import __version__
 from .analysis import audit, frames, ledger, plots, widgets
 from .analysis.ledger import Ledger
@@ -95,6 +96,7 @@ __all__ = [
     "frames",
     "ledger",
     "plots",
+    "report",
     "trigger_request",
     "widgets",
     "wire",

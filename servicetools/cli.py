@@ -1,4 +1,4 @@
-"""``servicetools``: serve | keys | config check | extract | demo."""
+"""``servicetools``: serve | keys | config check | extract | report | demo."""
 
 from __future__ import annotations
 
@@ -133,8 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     from .extract_cli import add_parser as add_extract_parser
+    from .report.cli import add_parser as add_report_parser
 
     add_extract_parser(sub)
+    add_report_parser(sub)
     return parser
 
 

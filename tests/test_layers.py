@@ -63,7 +63,7 @@ WIRE_PACKAGES = {"jsonschema", "referencing"}
 def layer_of(module: str) -> str:
     parts = module.split(".")
     assert parts[0] == "servicetools", module
-    if len(parts) == 1 or parts[1] in ("__main__", "cli", "extract_cli", "demo"):
+    if len(parts) == 1 or parts[1] in ("__main__", "cli", "extract_cli", "demo", "report"):
         return "app"
     if parts[1] in ("_version", "extras"):
         return "base"

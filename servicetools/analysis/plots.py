@@ -107,19 +107,32 @@ def confidence_histograms(data: Any, cells: pd.DataFrame | None = None, *, bins:
     if not targets:
         axes.flat[0].set_visible(True)
         axes.flat[0].set_title("no values")
+    if threshold is not None and targets:
+        from matplotlib.lines import Line2D
+
+        fig.legend(handles=[Line2D([], [], color=_RED, linestyle="--", linewidth=1,
+                                   label=f"threshold {threshold:.2f}")],
+                   loc="outside upper right", fontsize=8, frameon=False)
     fig.suptitle("Confidence per target")
     return fig
 
 
 # -- failures --------------------------------------------------------------------------------
 def failure_heatmap(data: Any, cells: pd.DataFrame | None = None, *, rate: bool = False,
-                    ax: Axes | None = None) -> Axes:
+                    documents: int | None = 40, ax: Axes | None = None) -> Axes:
     """Validation failures per target (rows) and document (columns).
 
     Cells hold the number of failed values, or with ``rate=True`` the share of the
-    target's values in that document that failed. Documents are labelled by file name.
+    target's values in that document that failed; grey marks a document without a value
+    of the target. Documents are labelled by file name. With more than ``documents`` of
+    them (None: no limit), the plot shows those with the most failed values and its
+    title says so, so that it stays readable (and small) for a batch of thousands.
     """
+    if documents is not None and documents < 1:
+        raise ValueError(f"documents is a number of columns (1 or more) or None, not "
+                         f"{documents!r}")
     work = work_frame(data, cells)
+    total = 0
     if len(work):
         work = work.assign(
             failed=(work["passed"] == False).fillna(False).astype(int),  # noqa: E712
@@ -130,25 +143,50 @@ def failure_heatmap(data: Any, cells: pd.DataFrame | None = None, *, rate: bool 
                                  sort=False)
         table = table.reindex(index=[t for t in work["target"].cat.categories
                                      if t in table.index])
+        total = table.shape[1]
+        if documents is not None and total > documents:
+            worst = work.groupby("document", sort=False)["failed"].sum()
+            # Most failures first; ties keep the batch's order (a stable sort).
+            keep = worst.sort_values(ascending=False, kind="stable").index[:documents]
+            table = table.loc[:, [d for d in table.columns if d in set(keep)]]
     else:
         table = pd.DataFrame()
     n_rows, n_cols = table.shape
-    ax = _axes(ax, (max(4.0, 0.45 * n_cols + 3), max(3.0, 0.32 * n_rows + 1.5)))
+    ax = _axes(ax, (max(4.0, 0.22 * n_cols + 3.5), max(3.0, 0.3 * n_rows + 2.2)))
     values = table.to_numpy(dtype=float) if table.size else np.zeros((0, 0))
     from matplotlib import colormaps
+    from matplotlib.colors import BoundaryNorm
+    from matplotlib.patches import Patch
 
     # Grey where the document has no value of the target, so it differs from 0 failures.
-    cmap = colormaps["Reds"].with_extremes(bad="#e6e6e6")
+    cmap = colormaps["Reds"].with_extremes(bad="#d9d9d9")
+    top = int(np.nanmax(values)) if values.size and np.isfinite(values).any() else 0
+    if rate:
+        norm: Any = None
+        options: dict[str, Any] = {"vmin": 0, "vmax": 1}
+    else:
+        # Whole counts get a stepped colour bar, one step per count (or per band of them).
+        step = max(1, math.ceil((top + 1) / 10))
+        bounds = np.arange(-0.5, max(top, 1) + step + 0.5, step)
+        norm, options = BoundaryNorm(bounds, cmap.N), {}
     image = ax.imshow(np.ma.masked_invalid(values) if values.size else np.zeros((1, 1)),
-                      aspect="auto", cmap=cmap, vmin=0,
-                      vmax=1 if rate else max(1.0, np.nanmax(values) if values.size else 1))
+                      aspect="auto", cmap=cmap, norm=norm, interpolation="nearest", **options)
     ax.set_yticks(range(n_rows), [str(t) for t in table.index], fontsize=8)
-    ax.set_xticks(range(n_cols), [_short(d) for d in table.columns], fontsize=8, rotation=90)
+    ax.set_xticks(range(n_cols), [_short(d) for d in table.columns], fontsize=7, rotation=90)
     ax.set_xlabel("document")
     ax.set_ylabel("target")
-    ax.set_title("Share of values failing validation" if rate
-                 else "Values failing validation")
-    ax.figure.colorbar(image, ax=ax, label="share failed" if rate else "failed values")
+    title = "Share of values failing validation" if rate else "Values failing validation"
+    if n_cols < total:
+        title += f"\nthe {n_cols:,} of {total:,} documents with the most failures"
+    ax.set_title(title, fontsize=10)
+    bar = ax.figure.colorbar(image, ax=ax, label="share failed" if rate else "failed values",
+                             shrink=0.9)
+    if not rate:
+        ticks = list(range(0, max(top, 1) + step, step))
+        bar.set_ticks(ticks, labels=[str(t) for t in ticks])
+    ax.legend(handles=[Patch(facecolor="#d9d9d9", edgecolor="#999999",
+                             label="no value of this target")],
+              loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     return ax
 
 
@@ -158,7 +196,8 @@ def reliability_diagram(data: Any, truth: Any = None, *, target: str = audit.ALL
     """Accuracy per confidence bin against the diagonal of perfect calibration.
 
     ``data`` is an `audit.Calibration`, or data and ``truth`` for `audit.calibration`.
-    Bars show each non-empty bin's accuracy, dots its mean confidence; the title gives
+    Bars show each non-empty bin's accuracy with its number of values over the bar, dots
+    its mean confidence; the title gives
     the target's ECE and Brier score.
     """
     cal = data if isinstance(data, audit.Calibration) else audit.calibration(
@@ -172,13 +211,14 @@ def reliability_diagram(data: Any, truth: Any = None, *, target: str = audit.ALL
         rows = cal.table.iloc[0:0]
     width = 1.0 / cal.bins
     centers = (rows["lower"] + rows["upper"]).to_numpy() / 2
-    ax.bar(centers, rows["accuracy"].to_numpy(), width=width * 0.9, color=_BLUE,
-           edgecolor="white", label="accuracy")
+    bars = ax.bar(centers, rows["accuracy"].to_numpy(), width=width * 0.9, color=_BLUE,
+                  edgecolor="white", label="accuracy (number: values in the bin)")
+    ax.bar_label(bars, labels=[f"{int(n):,}" for n in rows["n"]], fontsize=7, padding=2)
     ax.plot(centers, rows["confidence"].to_numpy(), "o", color=_ORANGE,
             label="mean confidence")
     ax.plot([0, 1], [0, 1], "--", color=_GREY, linewidth=1, label="perfect calibration")
     ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.08)  # room for the counts over full bars
     ax.set_xlabel("confidence")
     ax.set_ylabel("accuracy")
     if target in cal.summary.index:
@@ -187,7 +227,9 @@ def reliability_diagram(data: Any, truth: Any = None, *, target: str = audit.ALL
                      f"n={int(row['n'])}")
     else:
         ax.set_title(f"{target}: no graded values")
-    ax.legend(loc="upper left", fontsize=8)
+    # Below the axes: inside, it would cover the bars of the lowest bins.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, ncols=2,
+              frameon=False)
     return ax
 
 
@@ -224,11 +266,20 @@ def automation_curve(data: Any, truth: Any = None, *, target: str = audit.ALL,
             ax.annotate(f"threshold {best['threshold']:.3g}",
                         (best["error_rate"], best["automation_rate"]),
                         textcoords="offset points", xytext=(8, -12), fontsize=8)
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    ax.xaxis.set_major_locator(MaxNLocator(6))
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_xlabel("error rate among accepted values")
     ax.set_ylabel("automation rate (share accepted)")
     ax.set_ylim(0, 1.02)
     ax.set_xlim(left=0)
-    ax.set_title(f"{target}: automation against errors")
+    title = f"{target}: automation against errors"
+    if target in result.recommended.index and math.isnan(
+            result.recommended.loc[target, "threshold"]):
+        title += f"\nno threshold keeps errors within {budget:g}"
+    ax.set_title(title, fontsize=10)
     ax.legend(loc="lower right", fontsize=8)
     return ax
 

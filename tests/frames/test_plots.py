@@ -83,7 +83,8 @@ def test_reliability_diagram(hand: list[dict[str, Any]], truth_a: pd.DataFrame) 
     assert f"ECE {cal.ece:.3f}" in ax.get_title()
     assert ax.get_xlabel() == "confidence" and ax.get_ylabel() == "accuracy"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["mean confidence", "perfect calibration", "accuracy"]
+    assert labels == ["mean confidence", "perfect calibration",
+                      "accuracy (number: values in the bin)"]
     same = plots.reliability_diagram(hand, truth_a)
     assert len(same.patches) == 4
     tags = plots.reliability_diagram(cal, target="Tags")

@@ -1,0 +1,206 @@
+"""Reports for people: any batch, audited per configuration, as a page with its frames.
+
+    servicetools report runs/invoices.jsonl runs/receipts.jsonl --truth data/truth --out report
+
+`build` takes batches (`Batch` objects or the ``.jsonl`` files `Batch.save` writes) and
+ground truth (optional), audits the values per configuration (``by``; two configurations
+that share a target name, say ``Tax``, are kept apart) and writes ``OUT/index.html``
+with its plots (PNG) and every frame as Parquet under ``OUT/frames/``. `Report.summary`
+is the short text a terminal prints. The demo (`servicetools.demo`) builds its page here.
+
+Without truth the page has the scorecard, confidence and failures; with it, accuracy,
+calibration and the auto-accept threshold that keeps wrong values within
+``error_budget`` (or why none does) per target.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..analysis import audit, frames
+from ..analysis.audit.arguments import check_rate
+from ..client import Batch
+from ..extras import require_all
+
+__all__ = [
+    "BY",
+    "ERROR_BUDGET",
+    "NORMALIZE",
+    "Report",
+    "Section",
+    "build",
+]
+
+#: The share of wrong values tolerated among auto-accepted ones.
+ERROR_BUDGET = 0.02
+#: Dates and amounts are compared as values, not as printed strings.
+NORMALIZE = ("whitespace", "dates", "amounts")
+#: What a report can be split by: a column of the frames, or ``"none"`` for one section.
+BY = ("configuration_name", "configuration_id", "none")
+
+
+@dataclass
+class Section:
+    """The audit of one configuration (``label``), or of everything with ``by="none"``."""
+
+    label: str
+    extractions: int
+    fields: pd.DataFrame
+    cells: pd.DataFrame
+    scorecard: pd.DataFrame
+    graded: pd.DataFrame | None = None
+    accuracy: pd.DataFrame | None = None
+    calibration: audit.Calibration | None = None
+    thresholds: audit.Thresholds | None = None
+
+
+@dataclass
+class Report:
+    """What a report computed and where it wrote it (``out_dir``, ``files``)."""
+
+    batches: dict[str, Batch]
+    sections: list[Section]
+    fields: pd.DataFrame
+    cells: pd.DataFrame
+    by: str
+    error_budget: float
+    out_dir: Path
+    title: str = "servicetools audit report"
+    graded: pd.DataFrame | None = None
+    seconds: float = 0.0
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def has_truth(self) -> bool:
+        return self.graded is not None
+
+    @property
+    def accuracy(self) -> pd.DataFrame | None:
+        """Accuracy per section and target (index ``(by, target)``), each section's
+        `audit.ALL` row last; None without truth."""
+        parts = {s.label: s.accuracy for s in self.sections if s.accuracy is not None}
+        if not parts:
+            return None
+        return pd.concat(parts, names=[self.by, "target"])
+
+    @property
+    def overall_accuracy(self) -> float:
+        """The share of graded values that are right, over every section (NaN without truth)."""
+        if self.graded is None or not len(self.graded):
+            return float("nan")
+        correct = self.graded["correct"].dropna().astype(bool)
+        return float(correct.mean()) if len(correct) else float("nan")
+
+    @property
+    def summary(self) -> str:
+        from .page import summary
+
+        return summary(self)
+
+
+def _batches(source: Batch | str | os.PathLike[str] | Iterable[Any] | Mapping[str, Batch]
+             ) -> dict[str, Batch]:
+    """``{label: Batch}`` from batches, saved batch files, or a mapping of them."""
+    if isinstance(source, Mapping):
+        return {str(k): v if isinstance(v, Batch) else Batch.load(v) for k, v in source.items()}
+    items = [source] if isinstance(source, Batch | str | os.PathLike) else list(source)
+    out: dict[str, Batch] = {}
+    for i, item in enumerate(items):
+        if isinstance(item, Batch):
+            label = str(item.configuration.get("name") or item.configuration.get("id")
+                        or f"batch {i + 1}")
+        else:
+            label, item = Path(item).name, Batch.load(item)
+        while label in out:  # two batches of one configuration: both kept
+            label += "'"
+        out[label] = item
+    if not out:
+        raise ValueError("no batch given: pass Batch objects or saved .jsonl files")
+    return out
+
+
+def _only(frame: pd.DataFrame, column: str, keep: set[str]) -> pd.DataFrame:
+    """The rows whose ``column`` is in ``keep``, holding only the categories they use."""
+    part = frame.loc[frame[column].astype(object).isin(keep)] if column in frame.columns else (
+        frame.iloc[0:0])
+    cats = [c for c in part.columns if isinstance(part[c].dtype, pd.CategoricalDtype)]
+    if cats:  # a section's plots and tables list its own targets, not every section's
+        part = part.assign(**{c: part[c].cat.remove_unused_categories() for c in cats})
+    return part
+
+
+def _labels(fields: pd.DataFrame, cells: pd.DataFrame, by: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for frame in (fields, cells):
+        if by in frame.columns:
+            for value in frame[by].astype(object).dropna():
+                seen.setdefault(str(value))
+    return list(seen)
+
+
+def _extraction_ids(fields: pd.DataFrame, cells: pd.DataFrame) -> set[str]:
+    ids: set[str] = set()
+    for frame in (fields, cells):
+        ids |= {str(x) for x in frame["extraction_id"].astype(object).dropna()}
+    return ids
+
+
+def _section(label: str, fields: pd.DataFrame, cells: pd.DataFrame,
+             graded: pd.DataFrame | None, error_budget: float) -> Section:
+    ids = _extraction_ids(fields, cells)
+    section = Section(label=label, extractions=len(ids), fields=fields, cells=cells,
+                      scorecard=audit.scorecard(fields, cells))
+    if graded is not None:
+        # Graded rows carry no configuration: a section's are those of its extractions.
+        graded = _only(graded, "extraction_id", ids)
+        section.graded = graded
+        section.accuracy = audit.accuracy(graded)
+        section.calibration = audit.calibration(graded)
+        section.thresholds = audit.thresholds(graded, error_budget=error_budget)
+    return section
+
+
+def build(batches: Any, out_dir: str | os.PathLike[str] = "report", *, truth: Any = None,
+          by: str = "configuration_name", error_budget: float = ERROR_BUDGET,
+          normalize: Any = NORMALIZE, title: str | None = None, write: bool = True) -> Report:
+    """Audit ``batches`` per ``by`` (one of `BY`) and write the report into ``out_dir``.
+
+    ``batches``: a `Batch`, a saved batch file, or a list (or ``{label: batch}``) of
+    them. ``truth``: anything `audit.truth` reads (a folder of truth files, a CSV,
+    a corrections ledger), or None. ``write=False`` computes without writing.
+    """
+    if by not in BY:
+        raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")
+    check_rate("error_budget", error_budget)
+    if write:  # before the work, not after: the page's plots need matplotlib
+        require_all(["plots"], feature="the report")
+    start = time.perf_counter()
+    found = _batches(batches)
+    results = list(found.values())
+    field_frame, cell_frame = frames.fields(results), frames.cells(results)
+    graded = None
+    if truth is not None:
+        expected = truth if isinstance(truth, pd.DataFrame) else audit.truth(truth)
+        graded = audit.grade(field_frame, expected, cells=cell_frame, normalize=normalize)
+    if by == "none":
+        sections = [_section("all", field_frame, cell_frame, graded, error_budget)]
+    else:
+        sections = [_section(label, _only(field_frame, by, {label}),
+                             _only(cell_frame, by, {label}), graded, error_budget)
+                    for label in _labels(field_frame, cell_frame, by)]
+    report = Report(batches=found, sections=sections, fields=field_frame, cells=cell_frame,
+                    by=by, error_budget=error_budget, out_dir=Path(out_dir),
+                    title=title or Report.title, graded=graded)
+    if write:
+        from .page import write as write_page
+
+        write_page(report)
+    report.seconds = time.perf_counter() - start
+    return report

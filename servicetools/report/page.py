@@ -1,0 +1,369 @@
+"""The report's page and its terminal summary, from a computed `Report`.
+
+The page is read by people, often not the analyst: numbers are formatted (percentages,
+two-decimal confidences, thousands separators), it fits 1,400 px without sideways
+scrolling, every colour has a legend, and where a figure cannot be given (no threshold
+within the budget, no graded values) it says why instead of showing "-".
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..analysis import audit, frames
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from . import Report, Section
+
+#: Documents the failure heatmap shows at most: those with the most failed values.
+HEATMAP_DOCUMENTS = 40
+#: Failure reasons listed before "... and N more".
+FAILURE_REASONS = 10
+_DPI = 100
+
+
+# -- formatting --------------------------------------------------------------------------
+def pct(x: Any, digits: int = 1) -> str:
+    """``0.925`` -> ``"92.5%"``; NaN or None -> ``"–"``."""
+    return "–" if x is None or pd.isna(x) else f"{100 * float(x):.{digits}f}%"
+
+
+def conf(x: Any) -> str:
+    return "–" if x is None or pd.isna(x) else f"{float(x):.2f}"
+
+
+def _ece(x: Any) -> str:
+    return "–" if x is None or pd.isna(x) else f"{float(x):.3f}"
+
+
+def count(x: Any) -> str:
+    return "–" if x is None or pd.isna(x) else f"{int(x):,}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}{'es' if word.endswith('h') else 's'}"
+
+
+def _short(text: str, limit: int = 90) -> str:
+    """A long condition (a date rule lists 20 formats) cut to a line or two."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower() or "all"
+
+
+# -- thresholds, explained ---------------------------------------------------------------
+def threshold_note(th: audit.Thresholds, target: str) -> tuple[str, str]:
+    """(threshold, what it means) for one target: the figure, or why there is none."""
+    if target not in th.recommended.index:
+        return "–", "no graded values"
+    row = th.recommended.loc[target]
+    n = int(row["n"])
+    if n == 0:
+        return "–", "no graded values"
+    if not math.isnan(row["threshold"]):
+        return conf(row["threshold"]), (
+            f"accepts {pct(row['automation_rate'], 0)} ({count(row['n_accepted'])} of "
+            f"{count(n)}), {pct(row['error_rate'])} of them wrong")
+    sweep = th.sweep.loc[(th.sweep["target"] == target) & (th.sweep["n_accepted"] > 0)]
+    if sweep.empty:
+        return "none", f"none of the {count(n)} graded values has a confidence"
+    best = sweep.sort_values(["error_rate", "threshold"], ascending=[True, False]).iloc[0]
+    return "none", (
+        f"no threshold keeps errors within {pct(th.error_budget, 0)}: the fewest is "
+        f"{pct(best['error_rate'], 0)} ({count(best['n_errors'])} wrong of "
+        f"{count(best['n_accepted'])} at ≥ {conf(best['threshold'])})")
+
+
+# -- tables ------------------------------------------------------------------------------
+def _table(header: list[str], rows: list[list[tuple[str, str]]], caption: str = "") -> str:
+    """An HTML table; each cell is (text, class): ``n`` numbers, ``note`` prose."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(
+        f'<td class="{cls}">{_e(text)}</td>' if cls else f"<td>{_e(text)}</td>"
+        for text, cls in row) + "</tr>" for row in rows)
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _target_table(section: Section, budget: float) -> str:
+    card = section.scorecard
+    header = ["target", "kind", "values", "fill rate", "mean confidence",
+              "10th percentile", "validation pass rate", "commonest failure"]
+    truth = section.accuracy is not None and section.thresholds is not None
+    if truth:
+        header += ["graded", "accuracy", "ECE", "auto-accept threshold", "at that threshold"]
+    rows = []
+    for target, r in card.iterrows():
+        row = [(str(target), ""), (str(r["kind"]), ""), (count(r["n_values"]), "n"),
+               (pct(r["fill_rate"]), "n"), (conf(r["confidence_mean"]), "n"),
+               (conf(r["confidence_p10"]), "n"), (pct(r["pass_rate"]), "n"),
+               ("" if pd.isna(r["top_condition"]) else _short(str(r["top_condition"])),
+                "note")]
+        if truth:
+            row += _graded_cells(section, str(target))
+        rows.append(row)
+    if truth:
+        row = [(f"all {section.label} targets", ""), ("", ""),
+               (count(card["n_values"].sum()), "n")] + [("", "")] * 5
+        rows.append(row + _graded_cells(section, audit.ALL))
+    return _table(header, rows)
+
+
+def _graded_cells(section: Section, target: str) -> list[tuple[str, str]]:
+    assert section.accuracy is not None and section.thresholds is not None
+    assert section.calibration is not None
+    acc = section.accuracy
+    graded = int(acc.loc[target, "n"]) if target in acc.index else 0
+    ece = section.calibration.summary["ece"].get(target) if graded else None
+    threshold, note = threshold_note(section.thresholds, target)
+    return [(count(graded), "n"),
+            (pct(acc.loc[target, "accuracy"]) if graded else "–", "n"),
+            (_ece(ece), "n"), (threshold, "n"), (note, "note")]
+
+
+def _overview(report: Report) -> str:
+    header = ["section" if report.by == "none" else report.by.replace("_", " "),
+              "extractions", "values", "validation pass rate"]
+    if report.has_truth:
+        header += ["graded", "accuracy", "ECE", "auto-accept threshold", "at that threshold"]
+    rows = []
+    for s in report.sections:
+        card = s.scorecard
+        n_values = int(card["n_values"].sum()) if len(card) else 0
+        failed = int(card["n_failed"].sum()) if len(card) else 0
+        checked = n_values and card["pass_rate"].notna().any()
+        row = [(s.label, ""), (count(s.extractions), "n"), (count(n_values), "n"),
+               (pct(1 - failed / n_values) if checked else "–", "n")]
+        if report.has_truth:
+            row += _graded_cells(s, audit.ALL)
+        rows.append(row)
+    return _table(header, rows)
+
+
+def _batches(report: Report) -> str:
+    rows = []
+    for label, b in report.batches.items():
+        name = b.configuration.get("name") or b.configuration.get("id") or ""
+        rows.append([(label, ""), (str(name), ""), (count(len(b)), "n"),
+                     (count(len(b.results)), "n"), (count(len(b.failures)), "n"),
+                     (f"{b.timings['total_s']:.0f} s" if "total_s" in b.timings else "–", "n")])
+    return _table(["batch", "configuration", "documents", "ended", "failed", "time"], rows)
+
+
+def _failures(report: Report) -> str:
+    failures = [f for b in report.batches.values() for f in b.failures]
+    if not failures:
+        return ""
+    reasons = Counter((f.stage, f.reason) for f in failures)
+    example: dict[tuple[str, str], str] = {}
+    for f in failures:
+        example.setdefault((f.stage, f.reason), f.document)
+    rows = [[(stage, ""), (reason, "note"), (count(n), "n"), (str(example[stage, reason]), "")]
+            for (stage, reason), n in reasons.most_common(FAILURE_REASONS)]
+    more = len(reasons) - FAILURE_REASONS
+    tail = f"<p>… and {more} more reasons (every failure is in the batch files).</p>" if (
+        more > 0) else ""
+    return (f'<h2>Documents without a result</h2><p class="warn">{count(len(failures))} of '
+            f"{count(sum(len(b) for b in report.batches.values()))} documents gave no "
+            "result; they are not in the figures below.</p>"
+            + _table(["stage", "reason", "documents", "for example"], rows) + tail)
+
+
+# -- plots -------------------------------------------------------------------------------
+def _figures(section: Section, budget: float) -> list[tuple[str, str, Figure]]:
+    """(name, caption, figure) of one section's plots."""
+    from ..analysis import plots
+
+    th = section.thresholds
+    threshold = th.threshold if th is not None and not math.isnan(th.threshold) else None
+    out: list[tuple[str, str, Figure]] = [
+        ("confidence", "Confidence of every value read, per target"
+         + (" (dashed: the section's auto-accept threshold)" if threshold is not None else ""),
+         plots.confidence_histograms(section.fields, section.cells, threshold=threshold)),
+        ("failures", "Values failing validation per target and document; grey: the document "
+         "has no value of the target",
+         _figure_of(plots.failure_heatmap(section.fields, section.cells,
+                                          documents=HEATMAP_DOCUMENTS))),
+    ]
+    if section.calibration is not None and th is not None:
+        out += [
+            ("reliability", "Accuracy against confidence; the number over each bar is how "
+             "many values the bin holds", _figure_of(plots.reliability_diagram(
+                 section.calibration))),
+            ("automation", f"Share of values auto-accepted against the share of them "
+             f"wrong, one point per threshold; error budget {pct(budget, 0)}",
+             _figure_of(plots.automation_curve(th))),
+        ]
+    return out
+
+
+def _figure_of(ax: Any) -> Figure:
+    figure: Figure = ax.figure
+    return figure
+
+
+# -- the page ----------------------------------------------------------------------------
+_STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#222}
+main{max-width:1320px;margin:0 auto;padding:20px 32px 48px}
+h1{font-size:24px;margin:0 0 4px}
+h2{font-size:19px;margin:36px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px;margin:20px 0 6px}
+.lede{color:#555;margin:0 0 12px}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.card{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:140px}
+.card b{display:block;font-size:20px}
+table{border-collapse:collapse;font-size:13px;margin:6px 0 14px;max-width:100%}
+th,td{padding:4px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
+th{background:#f5f5f5;font-weight:600}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.note{color:#555;min-width:140px;max-width:300px}
+.plots{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:18px;align-items:start}
+figure{margin:0}
+figure.wide{grid-column:1/-1}
+figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:12px;color:#555}
+.warn{background:#fff4e5;border-left:4px solid #E69F00;padding:6px 12px}
+dl dt{font-weight:600}
+dl dd{margin:0 0 6px 16px;color:#444}
+"""
+
+_GLOSSARY = [
+    ("fill rate", "for a field, the share of extractions with a non-blank value; for a "
+     "table column, the share of its cells that are not blank"),
+    ("mean confidence, 10th percentile", "the service's confidence in the values read "
+     "(0 to 1); one value in ten is below the 10th percentile"),
+    ("validation pass rate", "the share of values passing the configuration's validation "
+     "rules; the commonest failure is the condition that failed most often"),
+    ("accuracy", "the share of graded values equal to the ground truth after "
+     "normalising whitespace, dates and amounts"),
+    ("ECE", "expected calibration error: how far confidence is from accuracy, averaged "
+     "over confidence bins (0 is perfect)"),
+    ("auto-accept threshold", "the lowest confidence at which the values accepted "
+     "without review are wrong no more often than the error budget allows; 'none' when "
+     "no threshold does, with the fewest errors any threshold reaches"),
+]
+
+
+def _section_html(report: Report, section: Section, images: dict[str, list[tuple[str, str]]]
+                  ) -> str:
+    title = section.label if report.by == "none" else (
+        f"{report.by.replace('_', ' ')}: {section.label}")
+    parts = [f'<h2 id="{_slug(section.label)}">{_e(title)}</h2>',
+             f'<p class="lede">{count(section.extractions)} extractions, '
+             f"{count(len(section.fields) + len(section.cells))} values</p>",
+             _target_table(section, report.error_budget), '<div class="plots">']
+    for name, caption in images[section.label]:
+        wide = ' class="wide"' if "failures" in name or "confidence" in name else ""
+        parts.append(f'<figure{wide}><img src="{_e(name)}" alt="{_e(caption)}">'
+                     f"<figcaption>{_e(caption)}</figcaption></figure>")
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _cards(report: Report) -> str:
+    documents = sum(len(b) for b in report.batches.values())
+    ended = sum(len(b.results) for b in report.batches.values())
+    cards = [("documents", count(documents)), ("with a result", count(ended)),
+             ("values", count(len(report.fields) + len(report.cells)))]
+    if report.has_truth:
+        cards.append(("accuracy", pct(report.overall_accuracy)))
+    return '<div class="cards">' + "".join(
+        f'<div class="card"><b>{_e(v)}</b>{_e(k)}</div>' for k, v in cards) + "</div>"
+
+
+def html_page(report: Report, images: dict[str, list[tuple[str, str]]]) -> str:
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime())
+    truth_note = "" if report.has_truth else (
+        '<p class="warn">No ground truth was given (<code>--truth DIR</code>): accuracy, '
+        "calibration and auto-accept thresholds need it.</p>")
+    body = [f"<h1>{_e(report.title)}</h1>",
+            f'<p class="lede">{_plural(len(report.batches), "batch")}, made {_e(stamp)}; '
+            f"error budget {pct(report.error_budget, 0)}</p>",
+            _cards(report), truth_note, _overview(report), "<h3>Batches</h3>",
+            _batches(report), _failures(report)]
+    body += [_section_html(report, s, images) for s in report.sections]
+    body.append("<h2>What the columns mean</h2><dl>" + "".join(
+        f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in _GLOSSARY) + "</dl>")
+    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>{_e(report.title)}</title><style>{_STYLE}</style></head><body><main>"
+            + "\n".join(body) + "</main></body></html>\n")
+
+
+def write(report: Report) -> None:
+    """Write the frames (Parquet), the plots (PNG) and ``index.html`` into ``out_dir``."""
+    out = report.out_dir
+    (out / "frames").mkdir(parents=True, exist_ok=True)
+    tables: dict[str, pd.DataFrame] = {"fields": report.fields, "cells": report.cells}
+    for s in report.sections:
+        slug = _slug(s.label)
+        tables[f"{slug}-scorecard"] = s.scorecard
+        if s.accuracy is not None and s.calibration is not None and s.thresholds is not None:
+            tables |= {f"{slug}-accuracy": s.accuracy,
+                       f"{slug}-calibration": s.calibration.summary,
+                       f"{slug}-thresholds": s.thresholds.recommended}
+    if report.graded is not None:
+        tables["graded"] = report.graded
+    for name, frame in tables.items():
+        report.files.append(frames.save(frame, out / "frames" / f"{name}.parquet"))
+    images: dict[str, list[tuple[str, str]]] = {}
+    for s in report.sections:
+        images[s.label] = []
+        for name, caption, fig in _figures(s, report.error_budget):
+            path = out / f"{_slug(s.label)}-{name}.png"
+            fig.savefig(path, dpi=_DPI, bbox_inches="tight")
+            report.files.append(path)
+            images[s.label].append((path.name, caption))
+    page = out / "index.html"
+    page.write_text(html_page(report, images), encoding="utf-8")
+    report.files.append(page)
+
+
+# -- the terminal ------------------------------------------------------------------------
+def summary(report: Report) -> str:
+    """The text a terminal prints: counts, a scorecard per section, the headline figures."""
+    documents = sum(len(b) for b in report.batches.values())
+    ended = sum(len(b.results) for b in report.batches.values())
+    lines = [f"{report.title}: {documents} documents, {ended} with a result, "
+             f"{documents - ended} without", ""]
+    for s in report.sections:
+        lines += [f"{s.label}: scorecard per target ({s.extractions} extractions)", ""]
+        head = f"  {'target':<30} {'kind':<6} {'fill':>6} {'conf':>5} {'pass':>6}"
+        head += f" {'acc':>6}  threshold" if s.accuracy is not None else ""
+        lines += [head, "  " + "-" * (len(head) - 2)]
+        for target, r in s.scorecard.iterrows():
+            line = (f"  {str(target)[:30]:<30} {str(r['kind']):<6} {pct(r['fill_rate']):>6} "
+                    f"{conf(r['confidence_mean']):>5} {pct(r['pass_rate']):>6}")
+            if s.accuracy is not None and s.thresholds is not None:
+                acc = s.accuracy["accuracy"].get(str(target))
+                line += f" {pct(acc):>6}  {threshold_note(s.thresholds, str(target))[0]}"
+            lines.append(line)
+        if s.thresholds is not None and s.calibration is not None:
+            threshold, note = threshold_note(s.thresholds, audit.ALL)
+            lines += ["", f"  accuracy {pct(s.accuracy['accuracy'].get(audit.ALL))}, "
+                          f"ECE {s.calibration.ece:.3f}; recommended auto-accept threshold "
+                          f"{threshold}: {note}" if s.accuracy is not None else ""]
+        lines.append("")
+    if report.has_truth:
+        lines.append(f"Overall accuracy {pct(report.overall_accuracy)} over "
+                     f"{count(report.graded['correct'].notna().sum())} graded values"
+                     if report.graded is not None else "")
+    lines.append(f"Report: {report.out_dir / 'index.html'}  ({len(report.files)} files, "
+                 f"{report.seconds:.0f} s)")
+    return "\n".join(lines)
