@@ -7,7 +7,8 @@ wire (its engine nothing else); tests/test_layers.py reads every import.
 ====================  ==============================================================
 `wire`                what both halves share: schemas, protocol constants, content
                       sniffing, value parsers, the validation-rule language
-`client`              the thin requests client, its errors, `Batch`, `LocalService`
+`client`              the thin requests client, its errors, `Result`, `Batch`,
+                      `LocalService`
 `analysis`            pandas: `frames`, `audit`, `plots`, `widgets`, `ledger`
 `service`             the local reference service and its engine (``service`` extra)
 `datagen`             the dev-set generator (``datagen`` extra)
@@ -29,6 +30,7 @@ from .client import (
     Failure,
     LocalService,
     LocalServiceError,
+    Result,
     VaultAPI,
     VaultDocument,
     errors,
@@ -80,6 +82,7 @@ __all__ = [
     "LocalServiceError",
     "NotFound",
     "RequestTimeout",
+    "Result",
     "ServerError",
     "ServiceError",
     "ServiceUnreachable",
