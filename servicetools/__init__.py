@@ -7,7 +7,8 @@ wire (its engine nothing else); tests/test_layers.py reads every import.
 ====================  ==============================================================
 `wire`                what both halves share: schemas, protocol constants, content
                       sniffing, value parsers, the validation-rule language
-`client`              the thin requests client, its errors, `Batch`, `LocalService`
+`client`              the thin requests client, its errors, `Result`, `Batch`,
+                      `LocalService`
 `analysis`            pandas: `frames`, `audit`, `plots`, `widgets`, `ledger`
 `report`              the report for people of any batch (``servicetools report``)
 `service`             the local reference service and its engine (``service`` extra)
@@ -30,6 +31,7 @@ from .client import (
     Failure,
     LocalService,
     LocalServiceError,
+    Result,
     VaultAPI,
     VaultDocument,
     errors,
@@ -81,6 +83,7 @@ __all__ = [
     "LocalServiceError",
     "NotFound",
     "RequestTimeout",
+    "Result",
     "ServerError",
     "ServiceError",
     "ServiceUnreachable",

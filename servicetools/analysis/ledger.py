@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..client.result import ExtractionRef, extraction_id_of
+
 __all__ = ["CHANGES", "COLUMNS", "Ledger"]
 
 COLUMNS: tuple[str, ...] = (
@@ -148,11 +150,12 @@ class Ledger:
                 self.save(self.path)
         return added
 
-    def value_ids(self, extraction_id: str | None = None) -> set[str]:
-        """The value ids already recorded (for one extraction, when given)."""
+    def value_ids(self, extraction_id: ExtractionRef | None = None) -> set[str]:
+        """The value ids already recorded (for one extraction, an id or a `Result`, when
+        given)."""
         frame = self._frame
         if extraction_id is not None:
-            frame = frame.loc[frame["extraction_id"] == extraction_id]
+            frame = frame.loc[frame["extraction_id"] == extraction_id_of(extraction_id)]
         return {str(v) for v in frame["value_id"].dropna()}
 
     def save(self, path: str | os.PathLike[str] | None = None) -> Path:

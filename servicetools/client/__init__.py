@@ -4,6 +4,7 @@
 `client`            `Client`: one method per endpoint, `wait`, `extract_many`
 `documents`         what a document may be; `trigger_request` bodies (2.1)
 `errors`            the error tree under `ServiceError` (D3 codes -> classes)
+`result`            `Result`: one extraction's result, its parts by name
 `batch`             `Batch` and `Failure`: many results, saved as JSON lines
 `many`              the machinery of `extract_many`
 `polling`           status rounds paced by how fast extractions finish
@@ -44,6 +45,7 @@ from .errors import (
     WaitTimeout,
 )
 from .local import LocalService, LocalServiceError
+from .result import Result
 
 __all__ = [
     "APIError",
@@ -67,6 +69,7 @@ __all__ = [
     "LocalServiceError",
     "NotFound",
     "RequestTimeout",
+    "Result",
     "ServerError",
     "ServiceError",
     "ServiceUnreachable",

@@ -3,12 +3,15 @@
 >>> Client(base_url="http://127.0.0.1:8000/", api_key="token")
 <Client http://127.0.0.1:8000>
 >>> client = Client.from_env()            # doctest: +SKIP
->>> data = client.trigger_sync("inv.pdf", configuration_name="invoices")  # doctest: +SKIP
+>>> r = client.trigger_sync("inv.pdf", configuration_name="invoices")  # doctest: +SKIP
+>>> r.fields["Invoice Number"], client.get_statuses(r)  # doctest: +SKIP
 >>> batch = client.extract_many("docs/*.pdf", configuration_name="invoices")  # doctest: +SKIP
 
-Results are the service's JSON as plain dicts, unknown fields included. Errors are the
-tree of :mod:`servicetools.client.errors`. Which calls are retried, and how, is
-:mod:`servicetools.client.retries`; documents and request bodies are
+A single result (`trigger_sync`, `get_result`, `update_results`) is a `Result`: the
+service's JSON, unknown fields included, as a read-only mapping with its parts by name;
+every method that takes an extraction id takes a `Result` too. Other answers are plain
+dicts. Errors are the tree of :mod:`servicetools.client.errors`. Which calls are
+retried, and how, is :mod:`servicetools.client.retries`; documents and request bodies are
 :mod:`servicetools.client.documents`; waiting is :mod:`servicetools.client.polling`.
 """
 
@@ -44,6 +47,7 @@ from .local import embedded_service
 from .many import DEFAULT_BATCH_TIMEOUT, DEFAULT_CONCURRENCY
 from .polling import DEFAULT_MAX_POLL, DEFAULT_POLL, DEFAULT_WAIT_TIMEOUT, OnFinal
 from .progress import progress_bar
+from .result import ExtractionRef, Result, extraction_id_of
 from .retries import DEFAULT_RETRIES, IDEMPOTENT_PATHS, retry_policy
 
 if TYPE_CHECKING:
@@ -194,11 +198,12 @@ class Client:
         save_extraction: bool | None = None,
         delete_after_first_fetch: bool | None = None,
         show_schema_output: bool = False,
-    ) -> dict[str, Any]:
-        """Extract and wait for the extracted data object (4.1).
+    ) -> Result:
+        """Extract and wait for the extracted data object (4.1), as a `Result`.
 
         With ``show_schema_output=True`` the answer is ``{"extracted_data",
-        "schema_output", "validation"}``. A pipeline failure raises `ExtractionFailed`.
+        "schema_output", "validation"}`` (``r.schema_output``, ``r.validation``). A
+        pipeline failure raises `ExtractionFailed`.
         ``document`` may also be a ready trigger request object (a mapping with
         ``input_type``), sent as it is.
         """
@@ -207,8 +212,8 @@ class Client:
                                   classifier_id=classifier_id, extraction_name=extraction_name,
                                   content_type=content_type, save_extraction=save_extraction,
                                   delete_after_first_fetch=delete_after_first_fetch)
-        return self._json("POST", "/extraction/trigger_sync", json=body,
-                          params=_schema_param(show_schema_output))
+        return Result(self._json("POST", "/extraction/trigger_sync", json=body,
+                                 params=_schema_param(show_schema_output)))
 
     def trigger_async(
         self,
@@ -238,20 +243,22 @@ class Client:
             return dict(document)
         return build_request(source_of(document), **options)
 
-    def get_result(self, extraction_id: str, *, show_schema_output: bool = False
-                   ) -> dict[str, Any]:
-        """The extracted data object (4.3); `ExtractionRunning` before it ended."""
-        return self._json("GET", f"/extraction/result/get/{_segment(extraction_id)}",
-                          params=_schema_param(show_schema_output))
+    def get_result(self, extraction_id: ExtractionRef, *, show_schema_output: bool = False
+                   ) -> Result:
+        """The extracted data object (4.3) as a `Result`; `ExtractionRunning` before it
+        ended. ``extraction_id``: an id, or a result of the extraction (`Result`)."""
+        return Result(self._json("GET", f"/extraction/result/get/{_segment(extraction_id)}",
+                                 params=_schema_param(show_schema_output)))
 
-    def list_targets(self, extraction_id: str) -> dict[str, Any]:
+    def list_targets(self, extraction_id: ExtractionRef) -> dict[str, Any]:
         """``{"extracted_targets": [...]}`` of an extraction (4.4)."""
         return self._json("GET", f"/extraction/result/list/{_segment(extraction_id)}")
 
-    def get_statuses(self, extraction_ids: str | Iterable[str]) -> dict[str, dict[str, Any]]:
+    def get_statuses(self, extraction_ids: ExtractionRef | Iterable[ExtractionRef]
+                     ) -> dict[str, dict[str, Any]]:
         """The latest status object of each id (the ``status_map`` of 4.5).
 
-        Any number of ids: they go in requests of at most 1,000 (D5).
+        Any number of ids (or results): they go in requests of at most 1,000 (D5).
         """
         statuses: dict[str, dict[str, Any]] = {}
         for chunk in polling.chunks(polling.id_list(extraction_ids), MAX_STATUS_IDS):
@@ -267,21 +274,24 @@ class Client:
             raise InvalidResponse("the status list answer has no status_map object")
         return status_map
 
-    def update_results(self, extraction_id: str, updates: Iterable[Mapping[str, Any]], *,
-                       show_schema_output: bool = False) -> dict[str, Any]:
-        """Replace extracted values (4.6); the extracted data object after the updates.
+    def update_results(self, extraction_id: ExtractionRef,
+                       updates: Iterable[Mapping[str, Any]], *,
+                       show_schema_output: bool = False) -> Result:
+        """Replace extracted values (4.6); the extracted data object after the updates,
+        as a `Result`. ``extraction_id``: an id, or a result of the extraction.
 
         >>> client.update_results(eid, [{"extracted_target_id": tid, "type": "field",
         ...     "new_extracted_values": [{"extracted_field": "INV-1"}]}])  # doctest: +SKIP
         """
-        body = {"extraction_id": extraction_id, "updates": [dict(u) for u in updates]}
-        return self._json("POST", "/extraction/result/update", json=body,
-                          params=_schema_param(show_schema_output))
+        body = {"extraction_id": extraction_id_of(extraction_id),
+                "updates": [dict(u) for u in updates]}
+        return Result(self._json("POST", "/extraction/result/update", json=body,
+                                 params=_schema_param(show_schema_output)))
 
     # -- waiting -----------------------------------------------------------------------
     def wait(
         self,
-        extraction_ids: str | Iterable[str],
+        extraction_ids: ExtractionRef | Iterable[ExtractionRef],
         *,
         timeout: float | None = DEFAULT_WAIT_TIMEOUT,
         poll: float = DEFAULT_POLL,
@@ -291,6 +301,9 @@ class Client:
         on_final: OnFinal | None = None,
     ) -> dict[str, dict[str, Any]]:
         """Poll until every extraction is ``ended`` or ``error``; the final status of each.
+
+        ``extraction_ids``: one id or many; a `Result` or the `trigger_async` answer
+        stands for its id.
 
         Each round asks for the ids still running, in requests of at most ``chunk_size``
         ids (one per chunk). After a round in which some finished, the pause is at most
@@ -421,10 +434,13 @@ def _schema_param(show_schema_output: bool) -> dict[str, str] | None:
     return {"show_schema_output": "True"} if show_schema_output else None
 
 
-def _segment(value: str) -> str:
-    """A path segment: quoted, so an id with ``/`` or ``?`` cannot change the path."""
+def _segment(value: ExtractionRef) -> str:
+    """A path segment: quoted, so an id with ``/`` or ``?`` cannot change the path.
+    A result stands for its extraction id."""
     from urllib.parse import quote
 
+    if isinstance(value, Mapping):
+        value = extraction_id_of(value)
     if not isinstance(value, str) or not value:
         raise TypeError(f"an id must be a non-empty string, not {value!r}")
     return quote(value, safe="")

@@ -152,7 +152,8 @@ def extract_many(
 
     def fetch(index: int, extraction_id: str) -> None:
         try:
-            data = client.get_result(extraction_id)
+            # The raw dict: a Batch holds (and saves) the service's JSON as it came.
+            data = client.get_result(extraction_id).raw
         except ServiceError as exc:
             finish(index, failure=Failure.from_error(sources[index].name, "fetch", exc,
                                                      extraction_id))

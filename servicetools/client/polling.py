@@ -13,6 +13,7 @@ from typing import Any
 
 from ..wire.protocol import FINAL_STATUSES, MAX_STATUS_IDS
 from .errors import InvalidResponse, ServerError, TransportError, WaitTimeout
+from .result import ExtractionRef, extraction_ids_of
 
 __all__ = [
     "DEFAULT_MAX_POLL",
@@ -44,10 +45,10 @@ def chunks(items: Sequence[str], size: int) -> list[Sequence[str]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def id_list(extraction_ids: str | Iterable[str]) -> list[str]:
-    """The ids as a list without repeats (the service answers each id once anyway)."""
-    ids = [extraction_ids] if isinstance(extraction_ids, str) else list(extraction_ids)
-    return list(dict.fromkeys(ids))
+def id_list(extraction_ids: ExtractionRef | Iterable[ExtractionRef]) -> list[str]:
+    """The ids as a list without repeats (the service answers each id once anyway); a
+    result stands for its id (`result.extraction_ids_of`)."""
+    return extraction_ids_of(extraction_ids)
 
 
 def poll(ask: AskStatuses, ids: Sequence[str], *, on_final: OnFinal, timeout: float | None,

@@ -35,7 +35,7 @@ import itertools
 import json
 import re
 import reprlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -174,9 +174,15 @@ def validator(name: str) -> Draft202012Validator:
     )
 
 
+def _plain(obj: Any) -> Any:
+    # JSON Schema's "object" is a dict to jsonschema; a read-only mapping over one (the
+    # client's Result) is checked as the dict it shows.
+    return dict(obj) if isinstance(obj, Mapping) and not isinstance(obj, dict) else obj
+
+
 def is_valid(obj: Any, name: str) -> bool:
     """Whether ``obj`` matches the schema ``name``."""
-    return validator(name).is_valid(obj)
+    return validator(name).is_valid(_plain(obj))
 
 
 #: At most this many problems are collected from one object: a body of a million bad
@@ -186,7 +192,7 @@ MAX_PROBLEMS = 50
 
 
 def _problems(obj: Any, name: str) -> list[ValidationError]:
-    return sorted(itertools.islice(validator(name).iter_errors(obj), MAX_PROBLEMS),
+    return sorted(itertools.islice(validator(name).iter_errors(_plain(obj)), MAX_PROBLEMS),
                   key=_sort_key)
 
 

@@ -23,6 +23,7 @@ from servicetools import (
     InvalidRequest,
     LocalService,
     NotFound,
+    Result,
     ServiceError,
     UnsupportedMediaType,
     VaultDocument,
@@ -132,6 +133,37 @@ def test_update_results(client: Client, ended: dict[str, Any]) -> None:
     assert changed["confidence"] == 1.0
     three = client.update_results(eid, [update], show_schema_output=True)
     assert set(three) == {"extracted_data", "schema_output", "validation"}
+
+
+def test_a_result_stands_for_its_extraction(client: Client, invoice_pdf: bytes,
+                                            stored: dict[str, Any]) -> None:
+    r = client.trigger_sync(invoice_pdf, configuration_name="invoices")
+    assert isinstance(r, Result)
+    wire.validate(r, "extracted_data")
+    eid = r.extraction_id
+    assert eid == r["extraction_info"]["extraction_id"] and r.configuration_name == "invoices"
+    assert r.fields["Invoice Number"] == "INV-2024-0042"
+    assert r.tables["Line Items"][0] == {"Description": "Widget A", "Quantity": "2",
+                                         "Unit Price": "50.00", "Amount": "100.00"}
+    got = client.get_result(r)
+    assert isinstance(got, Result) and got == r
+    assert client.list_targets(r) == {"extracted_targets": r.targets}
+    assert set(client.get_statuses([r, eid])) == {eid}
+    assert client.wait(r, progress=False)[eid]["status_type"] == "ended"
+
+    target = next(t for t in r.targets if t["used_extraction_target_id"] == "t-total")
+    update = {"extracted_target_id": target["id"], "type": "field",
+              "new_extracted_values": [{"extracted_field": "301.00"}]}
+    updated = client.update_results(r, [update])
+    assert isinstance(updated, Result) and updated.fields["Total"] == "301.00"
+    three = client.get_result(updated, show_schema_output=True)
+    assert three.extraction_id == eid and three.fields["Total"] == "301.00"
+    assert three.schema_output is not None and three.validation is not None
+    assert client.get_result(three).extraction_id == eid
+
+    started = client.trigger_async(stored, configuration_name="invoices")  # info object
+    assert client.wait(started, progress=False)[started["extraction_id"]]["status_type"] == "ended"
+    assert client.get_result(started).extraction_id == started["extraction_id"]
 
 
 def test_vault(client: Client, invoice_pdf: bytes, invoice_png: bytes, tmp_path: Path) -> None:

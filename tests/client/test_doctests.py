@@ -7,10 +7,11 @@ from types import ModuleType
 
 import pytest
 
-from servicetools.client import batch, client, documents, errors
+from servicetools.client import batch, client, documents, errors, result
 
 
-@pytest.mark.parametrize("module", [errors, client, batch, documents], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [errors, client, batch, documents, result],
+                         ids=lambda m: m.__name__)
 def test_docstring_examples(module: ModuleType) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

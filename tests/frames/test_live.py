@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from servicetools import audit, bundled, frames
+from servicetools import Client, LocalService, Result, audit, bundled, frames
 from servicetools.client.batch import Batch
 
 from ..helpers import Api, b64, raw_trigger
@@ -116,3 +116,22 @@ def test_a_live_batch_against_ground_truth(api: Api, three_part: dict[str, Any])
     assert {"Invoice Number", "Merchant", "Items / Amount"} <= set(card.index)
     docs = audit.documents(batch)
     assert set(docs["document_name"]) == {NAME, f"data/documents/{name}"}
+
+
+def test_the_clients_results_convert_like_their_dicts(service: LocalService,
+                                                      invoice_pdf: bytes) -> None:
+    with Client(base_url=service.base_url, api_key=service.token) as client:
+        r = client.trigger_sync(invoice_pdf, configuration_name="invoices",
+                                extraction_name=NAME)
+        three = client.get_result(r, show_schema_output=True)
+    assert isinstance(r, Result) and isinstance(three, Result)
+    for convert in (frames.fields, frames.cells, frames.targets, frames.extractions):
+        pd.testing.assert_frame_equal(convert(r), convert(r.raw))
+        pd.testing.assert_frame_equal(convert([r, three]), convert([r.raw, three.raw]))
+    f = frames.fields({r.extraction_id: r})
+    assert dict(zip(f["target_name"], f["value"], strict=True)) == EXPECTED
+    (wide,) = frames.tables(r).values()
+    assert wide.to_numpy().tolist() == ROWS
+    v = frames.validation(three)
+    assert len(v) and v.equals(frames.validation(three.raw))
+    assert v.set_index("path").loc["invoice.number", "value"] == "INV-2024-0042"

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from servicetools import Client, LocalService, bundled
+from servicetools import Client, ExtractionNotSaved, LocalService, bundled
 from servicetools.analysis.ledger import Ledger
 from servicetools.analysis.widgets import ResultEditor
 from servicetools.analysis.widgets._data import FAILED_TINT
@@ -151,6 +151,27 @@ def test_confirm_records_unchanged_values_once(client: Client,
     assert (confirmed["old_value"] == confirmed["new_value"]).all()
     assert (confirmed["old_confidence"] < 1.0).all()  # the engine's, not D8's 1.0
     assert frame["value_id"].is_unique
+
+
+def test_a_result_in_hand_stands_for_its_extraction(client: Client,
+                                                    invoice_pdf: bytes) -> None:
+    r = client.trigger_sync(invoice_pdf, configuration_name="invoices")
+    editor = ResultEditor(client, r)  # not r["extraction_info"]["extraction_id"]
+    assert editor.extraction_id == r.extraction_id and editor.data == r
+    editor.inputs["t-total"][0].value = "301.00"
+    assert editor.save() == 1
+    assert client.get_result(r).fields["Total"] == "301.00"
+    assert editor.ledger.value_ids(r) == editor.ledger.value_ids(r.extraction_id) != set()
+    # Shown as it is, not fetched: an unsaved extraction has no stored result (D6).
+    unsaved = client.trigger_sync(invoice_pdf, configuration_name="invoices",
+                                  save_extraction=False)
+    with pytest.raises(ExtractionNotSaved):
+        client.get_result(unsaved)
+    assert ResultEditor(client, unsaved).inputs["t-total"][0].value == "300.00"
+    # The answer of trigger_async holds no data: its result is fetched.
+    started = client.trigger_async(invoice_pdf, configuration_name="invoices")
+    client.wait(started, progress=False)
+    assert ResultEditor(client, started).inputs["t-total"][0].value == "300.00"
 
 
 # -- is_multiple fields: a configuration with one ---------------------------------------------

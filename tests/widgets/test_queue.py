@@ -136,6 +136,18 @@ def test_where_selects_from_the_fields_frame(client: Client, batch: Batch) -> No
     assert queue.status.value == "Nothing to review." and queue.next_button.disabled
 
 
+def test_results_in_hand_make_a_queue(client: Client, batch: Batch) -> None:
+    results = [client.get_result(i) for i in batch.results]
+    assert select_extractions(results, [results[2], results[0]]) == [
+        results[0].extraction_id, results[2].extraction_id]
+    assert select_extractions(results, results[1]) == [results[1].extraction_id]
+    queue = ReviewQueue(client, results, where=[results[0]], order="batch")
+    assert queue.extraction_ids == [results[0].extraction_id]
+    one = ReviewQueue(client, results[1])
+    assert one.extraction_ids == [results[1].extraction_id] and one.progress.value == "1 / 1"
+    assert one.editor is not None and one.editor.extraction_id == results[1].extraction_id
+
+
 def test_a_failed_save_keeps_the_queue_in_place(client: Client, batch: Batch,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     queue = ReviewQueue(client, batch, order="batch", confirm=False)

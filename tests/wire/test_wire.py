@@ -9,6 +9,7 @@ import pickle
 from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -608,6 +609,16 @@ def test_valid_examples_pass(name: str, make: Callable[[], Any]) -> None:
     assert wire.errors(obj, name) == []
     wire.validate(obj, name)
     assert wire.is_valid(obj, name)
+
+
+def test_a_read_only_mapping_is_checked_as_the_dict_it_shows() -> None:
+    # As the client's Result is: a Mapping, not a dict, over the service's JSON.
+    good, bad = VALID["extracted_data"][0](), VALID["extracted_data"][0]()
+    del bad["extraction_info"]
+    wire.validate(MappingProxyType(good), "extracted_data")
+    assert wire.is_valid(MappingProxyType(good), "extracted_data")
+    assert wire.errors(MappingProxyType(bad), "extracted_data") == wire.errors(
+        bad, "extracted_data") != []
 
 
 @pytest.mark.parametrize(("name", "make", "path", "text"), INVALID)

@@ -1,9 +1,10 @@
 """Extracted data -> tidy DataFrames, one row per thing an analyst counts.
 
-Every converter takes one extracted data object (2.3), a three-part schema-output
-response (2.11), a list or a ``{extraction_id: result}`` mapping of those, a `Batch`
-(anything with a ``results`` mapping; its ``documents`` name the documents), or the
-path of a ``.json`` / ``.jsonl`` file holding them.
+Every converter takes one extracted data object (2.3) or three-part schema-output
+response (2.11), as the client's `Result` or as the plain dict; a list or a
+``{extraction_id: result}`` mapping of those; a `Batch` (anything with a ``results``
+mapping; its ``documents`` name the documents); or the path of a ``.json`` / ``.jsonl``
+file holding them.
 
 ==============  ===================================================================
 `fields`        one row per field value (`FIELD_COLUMNS`)

@@ -1,10 +1,10 @@
 """Reading the input: results wherever they come from, and what each one says about itself.
 
-Every converter accepts the same inputs (see the package docstring): one result, a
-three-part response, a list or ``{extraction_id: result}`` mapping of them, a `Batch`,
-or a ``.json`` / ``.jsonl`` path. `result_items` finds the results in any of these,
-`read_results` unwraps each and reads its `ResultMeta` once. Problems go to a
-`Complain`, which raises `FramesError` or counts, as ``errors`` says.
+Every converter accepts the same inputs (see the package docstring): one result or
+three-part response (a `Result` or any mapping), a list or ``{extraction_id: result}``
+mapping of them, a `Batch`, or a ``.json`` / ``.jsonl`` path. `result_items` finds the
+results in any of these, `read_results` unwraps each and reads its `ResultMeta` once.
+Problems go to a `Complain`, which raises `FramesError` or counts, as ``errors`` says.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ...client.errors import ServiceError
+from ...client.result import extraction_id_of
 from ..ledger import COLUMNS, Ledger
 from . import _data, _parts
 from ._parts import widgets
@@ -30,9 +31,13 @@ class ResultEditor(widgets.VBox):
     ``client.update_results``, shows the result the service answers (re-validated), and
     appends one row per changed value to ``ledger``. ``changes()`` lists the changes not
     saved yet, as ledger rows: it is empty after a Save, whose changes are in ``ledger``.
-    A `ServiceError` is shown in ``status`` and the edits stay. The result is fetched
-    from the service (a `ServiceError` if it cannot be); ``result`` skips that when the
-    caller holds the current extracted data already.
+    A `ServiceError` is shown in ``status`` and the edits stay.
+
+    ``extraction_id`` is an id (or the answer of ``trigger_async``), whose result is
+    fetched from the service (a `ServiceError` if it cannot be), or a result in hand (the
+    `Result` of ``trigger_sync`` or ``get_result``, or its dict), shown as it is:
+    ``ResultEditor(client, client.trigger_sync(...))``. ``result`` also skips the fetch,
+    when the caller holds the current extracted data of an id already.
 
     Controls, to drive it from Python (``target_id`` is the configuration's target id):
 
@@ -49,14 +54,20 @@ class ResultEditor(widgets.VBox):
     `confirm` records), ``error`` the last error of Save (None after a success).
     """
 
-    def __init__(self, client: Client, extraction_id: str, ledger: Ledger | None = None, *,
-                 result: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+    def __init__(self, client: Client, extraction_id: str | Mapping[str, Any],
+                 ledger: Ledger | None = None, *, result: Mapping[str, Any] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.client = client
-        self.extraction_id = extraction_id
+        # A result in hand is shown; an extraction info object (trigger_async) holds no
+        # data, so its extraction is fetched like an id.
+        if result is None and isinstance(extraction_id, Mapping) and (
+                "extracted_targets" in extraction_id or "extracted_data" in extraction_id):
+            result = extraction_id
+        self.extraction_id = extraction_id_of(extraction_id)
         self.ledger = ledger if ledger is not None else Ledger()
         self.data = _data.extracted_data(
-            result if result is not None else client.get_result(extraction_id))
+            result if result is not None else client.get_result(self.extraction_id))
         self.original = self.data
         self.error: ServiceError | None = None
         self.save_button = widgets.Button(description="Save", button_style="primary",

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pandas as pd
 
 from ...client.errors import ServiceError
+from ...client.result import extraction_id_of
+from ..frames.read import is_result
 from ..ledger import Ledger
 from . import _data
 from ._parts import widgets
@@ -24,13 +26,16 @@ __all__ = ["ReviewQueue", "order_extractions", "select_extractions"]
 
 #: What `select_extractions` takes as ``where``.
 Where: TypeAlias = (pd.Series | pd.DataFrame | Callable[[dict[str, Any]], bool]
-                    | Iterable[str] | str | None)
+                    | Iterable[str | Mapping[str, Any]] | str | None)
 Order: TypeAlias = str | Callable[[dict[str, Any]], Any] | None
 
 
 def _results(batch: Any) -> dict[str, dict[str, Any]]:
-    """Results by extraction id from a Batch, a mapping of them, or a list of results."""
+    """Results by extraction id from a Batch, a mapping of them, a list of results, or
+    one result (a `Result` or its dict)."""
     results = getattr(batch, "results", batch)
+    if isinstance(results, Mapping) and is_result(results):
+        results = [results]
     if isinstance(results, Mapping):
         return {str(k): _data.extracted_data(v) for k, v in results.items()}
     out = {}
@@ -62,8 +67,8 @@ def select_extractions(batch: Batch | Mapping[str, Any] | Iterable[Mapping[str, 
 
     ``where``: a boolean Series aligned to ``frames.fields(batch)`` (an extraction is
     selected when any of its rows is); a frame with an ``extraction_id`` column; a
-    callable taking the extracted data and returning a bool; extraction ids; or None
-    (all).
+    callable taking the extracted data and returning a bool; extraction ids (or results);
+    or None (all).
     """
     results = _results(batch)
     ids = list(results)
@@ -81,10 +86,10 @@ def select_extractions(batch: Batch | Mapping[str, Any] | Iterable[Mapping[str, 
         chosen = set(frame.loc[picked.to_numpy(), "extraction_id"].dropna().astype(str))
     elif callable(where):
         return [i for i in ids if where(results[i])]
-    elif isinstance(where, str):
-        chosen = {where}
+    elif isinstance(where, str) or isinstance(where, Mapping) and is_result(where):
+        chosen = {extraction_id_of(where)}
     else:
-        chosen = {str(i) for i in where}
+        chosen = {extraction_id_of(i) if isinstance(i, Mapping) else str(i) for i in where}
     return [i for i in ids if i in chosen]
 
 

@@ -58,7 +58,7 @@ def table_html(target: _data.Target, cells: list[dict[str, Any]]) -> str:
 class ResultView(widgets.VBox):
     """Each field with its values, a confidence bar and validation state; each table as a
     grid with failing cells marked. Takes an extracted data object or the three-part
-    schema-output response.
+    schema-output response (a `Result` or its dict).
 
     Parts, for tests and for reuse: ``data`` (the extracted data object), ``header``
     (HTML), ``bars[target_id]`` and ``badges[target_id]`` (per field value: its
