@@ -3,7 +3,10 @@
 The page is read by people, often not the analyst: numbers are formatted (percentages,
 two-decimal confidences, thousands separators), it fits 1,400 px without sideways
 scrolling, every colour has a legend, and where a figure cannot be given (no threshold
-within the budget, no graded values) it says why instead of showing "-".
+within the budget, no graded values) it says why instead of showing "-":
+
+>>> pct(0.925), conf(0.8712), count(12345), pct(float("nan"))
+('92.5%', '0.87', '12,345', '–')
 """
 
 from __future__ import annotations
