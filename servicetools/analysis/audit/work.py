@@ -104,16 +104,16 @@ def cell_labels(frame: pd.DataFrame) -> pd.Categorical:
 
 
 _WORK_MARK = {"kind", "target", "filled", "passed", "messages"}
-_WORK_CATEGORIES = ("target_name", "header", "extraction_id", "document_name",
-                    "extraction_name", "configuration_id", "configuration_name", "target_id",
-                    "extracted_target_id", "table_id", "condition")
+_WORK_CATEGORIES = ("target_name", "header", "document_name", "extraction_name",
+                    "configuration_id", "configuration_name", "target_id", "condition")
+_WORK_IDS = ("extraction_id", "extracted_target_id", "table_id")
 
 
 def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Fields and cells stacked into one frame with a ``target`` label and ``kind``.
 
     Names stay categoricals (unified across the parts), so grouping a batch of
-    millions of values stays quick.
+    millions of values stays quick; ids stay strings (`frames.ID_COLUMNS`).
     """
     if isinstance(data, pd.DataFrame) and _WORK_MARK <= set(data.columns) and cells is None:
         return data  # already stacked (summaries call each other)
@@ -127,6 +127,7 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
             "kind": categorical(["cell" if is_cells else "field"] * n),
             "target": cell_labels(frame) if is_cells else _target_names(frame),
             **{name: _cat(frame, name) for name in _WORK_CATEGORIES},
+            **{name: _column(frame, name).astype(frames.STRING).array for name in _WORK_IDS},
             "value_id": _column(frame, "value_id").astype(object).to_numpy(),
             "value_index": pd.to_numeric(_column(frame, "value_index"), errors="coerce")
             .astype("Int64").array,

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ...wire.protocol import FINAL_STATUSES, STATUS_TYPES
@@ -45,7 +46,7 @@ def statuses(data: Any, *, errors: Errors = "raise") -> pd.DataFrame:
     seen = [s for s in dict.fromkeys(rows["status_type"]) if s is not None and s not in known]
     kinds = pd.Categorical(rows["status_type"], categories=list(known) + seen, ordered=True)
     frame = pd.DataFrame({
-        "extraction_id": categorical(rows["extraction_id"]),
+        "extraction_id": strings(rows["extraction_id"]),
         "status_id": strings(rows["status_id"]),
         "status_type": kinds,
         "message": strings(rows["message"]),
@@ -56,10 +57,13 @@ def statuses(data: Any, *, errors: Errors = "raise") -> pd.DataFrame:
                                  dtype="boolean")
     frame.loc[frame["status_type"].isna(), "is_final"] = pd.NA
     if len(frame):
-        # Time order within an extraction; the stage order breaks ties of equal times.
-        frame = frame.sort_values(["extraction_id", "created", "status_type"],
-                                  kind="stable").reset_index(drop=True)
-    by = frame.groupby("extraction_id", observed=True, sort=False)["created"]
+        # Extractions in input order (ids are strings: sorting them would be alphabetical),
+        # time order within one; the stage order breaks ties of equal times.
+        first_seen, _ = pd.factorize(frame["extraction_id"])
+        frame["_order"] = np.where(first_seen < 0, len(frame), first_seen)
+        frame = frame.sort_values(["_order", "created", "status_type"],
+                                  kind="stable").drop(columns="_order").reset_index(drop=True)
+    by = frame.groupby("extraction_id", sort=False)["created"]
     frame["duration"] = pd.TimedeltaIndex(by.shift(-1) - frame["created"])
     first = by.transform("min")
     count = by.transform("size")
