@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .. import frames
+from ..frames.dtypes import observed
 from . import ground_truth
 from .matching import document_matcher
 from .normalisation import DEFAULT_NORMALIZE, Normalize, normalize_series
@@ -89,7 +90,8 @@ def _grade_dtypes(graded: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
     out["confidence"] = pd.to_numeric(out["confidence"], errors="coerce").astype(float)
     out["correct"] = out["correct"].astype("boolean")
     out["present"] = out["present"].astype(bool)
-    return out.reset_index(drop=True)
+    # Only the documents the truth covers are graded: their targets, not all the data's.
+    return observed(out.reset_index(drop=True))
 
 
 def _records(work: pd.DataFrame) -> pd.Series:

@@ -15,7 +15,7 @@ from pandas.api.types import union_categoricals
 
 from .. import frames
 from ..frames.conditions import conditions
-from ..frames.dtypes import categorical
+from ..frames.dtypes import categorical, observed
 
 __all__ = ["By", "categorical_names", "cell_labels", "empty_summary", "group_keys", "work_frame"]
 
@@ -113,10 +113,12 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Fields and cells stacked into one frame with a ``target`` label and ``kind``.
 
     Names stay categoricals (unified across the parts), so grouping a batch of
-    millions of values stays quick; ids stay strings (`frames.ID_COLUMNS`).
+    millions of values stays quick; ids stay strings (`frames.ID_COLUMNS`). Categories
+    the rows do not use are dropped, so a frame the caller filtered (one target, some
+    documents) gives summaries and plots of what it holds only.
     """
     if isinstance(data, pd.DataFrame) and _WORK_MARK <= set(data.columns) and cells is None:
-        return data  # already stacked (summaries call each other)
+        return observed(data)  # already stacked (summaries call each other)
     parts = []
     for frame in _value_frames(data, cells):
         is_cells = _is_cells(frame)
@@ -160,7 +162,7 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
             columns[name] = np.concatenate(pieces)
         else:
             columns[name] = pd.concat([pd.Series(x) for x in pieces], ignore_index=True).array
-    return pd.DataFrame(columns)
+    return observed(pd.DataFrame(columns))
 
 
 def categorical_names(values: Any) -> pd.Categorical:

@@ -55,6 +55,11 @@ Conventions (pandas' ``json_normalize`` vocabulary):
 - A table target without a ``name`` is named by its ``id`` (D9).
 - ``document_name`` is the name a `Batch` (or the ``documents`` mapping, keyed by
   extraction id or document id) gives the document, else the ``extraction_name``.
+- Filtering keeps a categorical's categories (pandas' rule): after ``f =
+  fields[fields.confidence < 0.5]``, ``f.target_name.value_counts()`` lists every target,
+  the ones filtered out with 0. Group with ``observed=True``, or drop them with
+  ``f.target_name.cat.remove_unused_categories()``. What the toolkit returns (audits,
+  grades, plots of a filtered frame) holds only the categories its rows use.
 - ``errors="raise"`` raises `FramesError` (a ValueError naming the place) at the first
   malformed part; ``errors="ignore"`` skips malformed parts and leaves missing values NA.
   Missing optional keys are never an error. Unknown keys and target types are ignored.
