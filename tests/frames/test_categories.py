@@ -1,9 +1,11 @@
-"""Issue 14: categories of what the toolkit returns, ids as strings.
+"""Issue 14: categories of what the toolkit returns, ids as strings, statuses of a batch.
 
 - A subset returned by the toolkit keeps only the categories its rows use, so
   ``value_counts()`` lists no zero rows for what was filtered out.
 - Ids of what a batch holds many of (`frames.ID_COLUMNS`) are strings in every frame:
   a dtype never lists the batch's ids, and whatever the input's size the dtypes are the same.
+- ``frames.statuses(batch)`` gives what the batch knows of each extraction, and says what
+  to pass when the input holds no statuses.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 from servicetools import audit, frames
 from servicetools.analysis.audit.work import work_frame
 from servicetools.analysis.frames.dtypes import categorical, observed
+from servicetools.client.batch import Batch, Failure
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FRAMES_WITH_IDS = (frames.fields, frames.cells, frames.targets, frames.extractions,
@@ -114,7 +117,7 @@ def test_printing_dtypes_lists_no_id(hand: list[dict[str, Any]]) -> None:
 
 
 def test_statuses_and_grades_have_string_ids(hand: list[dict[str, Any]]) -> None:
-    assert frames.statuses(fixture_statuses())["extraction_id"].dtype == frames.STRING
+    assert frames.statuses(hand)["extraction_id"].dtype == frames.STRING
     assert frames.statuses([])["extraction_id"].dtype == frames.STRING
     truth = pd.DataFrame({"document": ["invoices/a.pdf"], "target_name": ["Tags"],
                           "value": ["red"]})
@@ -131,5 +134,56 @@ def test_string_ids_round_trip_parquet_and_csv(hand: list[dict[str, Any]], tmp_p
         assert back["table_id"].dtype == frames.STRING
 
 
-def fixture_statuses() -> Any:
-    return json.loads((FIXTURES / "recorded_status_list.json").read_text(encoding="utf-8"))
+# -- statuses of a batch ---------------------------------------------------------------------
+def test_a_batch_of_ended_results_gives_their_statuses(hand: list[dict[str, Any]]) -> None:
+    # Before, a batch without failures gave an empty frame without a word.
+    batch = Batch(results={r["extraction_info"]["extraction_id"]: r for r in hand},
+                  documents={"e-a": "a.pdf"})
+    s = frames.statuses(batch)
+    assert tuple(s.columns) == frames.STATUS_COLUMNS
+    assert s["extraction_id"].tolist() == ["e-a", "e-b", "e-c"]
+    assert s["status_type"].tolist() == ["ended"] * 3
+    assert s["is_final"].tolist() == [True] * 3
+    assert s["created"].tolist() == [pd.Timestamp(r["creation_unix_timestamp"], unit="s",
+                                                  tz="UTC") for r in hand]
+    assert s["trigger_user_id"].tolist() == ["u-1"] * 3
+    assert s["status_id"].isna().all() and s["message"].isna().all()  # not known
+    # The results themselves stand for the same statuses.
+    pd.testing.assert_frame_equal(frames.statuses(hand), s)
+
+
+def test_a_batch_gives_its_failures_with_their_stage_and_reason(
+        hand: list[dict[str, Any]]) -> None:
+    error = {"id": "s-x", "extraction_id": "e-x", "status_type": "error",
+             "message": "not an invoice", "creation_unix_timestamp": 1767225700.0,
+             "trigger_user_id": "u-1"}
+    waiting = {"id": "s-y", "extraction_id": "e-y", "status_type": "extraction_started",
+               "message": "", "creation_unix_timestamp": 1767225710.0,
+               "trigger_user_id": "u-1"}
+    batch = Batch(results={"e-a": hand[0]}, failures=[
+        Failure("x.pdf", "extraction", "not an invoice", extraction_id="e-x",
+                details={"status": error}),
+        Failure("y.pdf", "wait", "not finished within 5 s (last status: extraction_started)",
+                extraction_id="e-y", details={"status": waiting}),
+        Failure("z.pdf", "fetch", "the service did not answer", extraction_id="e-z"),
+        Failure("bad.txt", "read", "unreadable"),  # no extraction: only in batch.failures
+    ])
+    s = frames.statuses(batch).set_index("extraction_id")
+    assert s.index.tolist() == ["e-a", "e-x", "e-y", "e-z"]
+    assert s["status_type"].astype(object).where(s["status_type"].notna(), None).tolist() == [
+        "ended", "error", "extraction_started", None]
+    assert s.loc["e-x", "message"] == "not an invoice"
+    assert s.loc["e-z", "message"] == "fetch: the service did not answer"
+    assert s["is_final"].tolist() == [True, True, False, pd.NA]
+
+
+def test_statuses_say_what_to_pass_when_the_input_holds_none(hand: list[dict[str, Any]]
+                                                             ) -> None:
+    fields = frames.fields(hand)
+    with pytest.raises(frames.FramesError, match=r"a DataFrame holds no status objects: "
+                                                 r"pass a Batch, client.get_statuses\(ids\)"):
+        frames.statuses(fields)
+    with pytest.raises(frames.FramesError, match=r"data\[0\]: an extraction id, not a status "
+                                                 r"object: pass client.get_statuses\(ids\)"):
+        frames.statuses(fields["extraction_id"].unique())
+    assert frames.statuses(fields, errors="ignore").empty
