@@ -16,6 +16,10 @@ times). Goals (issue 5):
 frames >= 5x faster than json_normalize, <= 3x the time of json.loads, peak memory
 <= 2x the frames' own size.
 
+Then the id columns of the cells (issue 14: strings, not categoricals): their memory and
+the time of what analysts do with an id (a groupby, a filter on one id, ``isin`` of 100),
+as the frames build them and cast to the other dtype, for the figures in the docs.
+
     .venv/bin/python bench/frames.py [--results 10000] [--repeat 3]
 """
 
@@ -178,6 +182,30 @@ def mib(n: float) -> str:
     return f"{n / 2**20:8.1f} MiB"
 
 
+def _id_uses(frame: pd.DataFrame, name: str, one: Any, some: list[Any]
+             ) -> dict[str, Callable[[], Any]]:
+    column = frame[name]
+    return {"groupby": lambda: frame.groupby(name, observed=True, sort=False)[
+                "confidence"].mean(),
+            "eq": lambda: frame[column == one],
+            "isin": lambda: frame[column.isin(some)]}
+
+
+def id_columns(cells: pd.DataFrame, repeat: int) -> None:
+    """Memory and speed of the cells' id columns as strings and as categoricals."""
+    print(f"cells' id columns, {len(cells):,} rows: memory; best of {repeat}: groupby mean, "
+          f"== one id, isin 100 ids")
+    for name in ("extraction_id", "document_id", "extracted_target_id", "table_id"):
+        column = cells[name]
+        one, some = column.iloc[len(column) // 2], list(column.drop_duplicates()[:100])
+        for dtype in (column.dtype, "category" if column.dtype != "category" else frames.STRING):
+            frame = cells[["confidence"]].assign(**{name: column.astype(dtype)})
+            times = best_times(_id_uses(frame, name, one, some), repeat)
+            label = "category" if dtype == "category" else str(dtype)
+            print(f"  {name:20}{label:>9}{mib(frame[name].memory_usage(deep=True))}"
+                  + "".join(f"{times[k] * 1e3:8.1f} ms" for k in ("groupby", "eq", "isin")))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--results", type=int, default=10_000)
@@ -197,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
     t_frames, t_normalize, t_loads = times["frames"], times["json_normalize"], times[
         "json.loads"]
     own = frame_size((fields, cells))
-    del fields, cells
+    del fields
 
     print(f"{'':16}{'time':>10}{'peak memory':>16}")
     peaks: dict[str, int] = {}
@@ -223,6 +251,7 @@ def main(argv: list[str] | None = None) -> None:
               f"{'ok' if mem <= 2 else 'MISSED'}")
         print(f"  json_normalize peak / frames peak = "
               f"{peaks['json_normalize'] / peaks['frames']:5.1f}x")
+    id_columns(cells, args.repeat)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ DOCS = ROOT / "docs"
 INTERFACE = DOCS / "interface.md"
 DECISIONS = DOCS / "decisions.md"
 CONFIGURATIONS = DOCS / "configurations.md"
+FRAMES = DOCS / "frames.md"
 README = ROOT / "README.md"
 #: How the pages write "not read" in example tables.
 NOT_READ = "—"
@@ -470,6 +471,37 @@ def test_output_schema_error_kinds() -> None:
     kinds = {code(row[0]) for row in table(_read(CONFIGURATIONS), "Errors", "error").rows}
     assert kinds == {outputschema.INVALID_SCHEMA, outputschema.PARSING_ERROR,
                      outputschema.BINDING_ERROR}
+
+
+# -- frames.md -----------------------------------------------------------------------------
+def _frames_of(name: str) -> list[Any]:
+    """The frame ``name`` of the converters, from empty input and from recorded results."""
+    convert = getattr(servicetools.frames, name)
+    fixtures = ROOT / "tests" / "frames" / "fixtures"
+    source = {"vault": "recorded_vault_list.json", "statuses": "recorded_status_history.json",
+              "validation": "recorded_responses.json"}.get(name, "recorded_responses.json")
+    return [convert([]), convert(json.loads(_read(fixtures / source)))]
+
+
+def test_the_frames_page_gives_every_column_its_dtype() -> None:
+    listed = table(_read(FRAMES), "Columns and dtypes", "column")
+    column_col, dtype_col, frames_col = (
+        listed.column("column"), listed.column("dtype"), listed.column("frames"))
+    documented: dict[str, dict[str, str]] = {}
+    for row in listed.rows:
+        for frame_name in code_spans(row[frames_col]):
+            columns = documented.setdefault(frame_name, {})
+            name = code(row[column_col])
+            assert name not in columns, f"{frame_name}.{name} is listed twice"
+            columns[name] = code(row[dtype_col])
+    assert set(documented) == {"fields", "cells", "targets", "extractions", "statuses",
+                               "vault", "validation"}
+    for frame_name, columns in documented.items():
+        for frame in _frames_of(frame_name):
+            real = {str(c): str(d) for c, d in frame.dtypes.items()}
+            assert real == columns, f"{frame_name}: the page and the frame differ"
+    # The rules name the ids as the package does.
+    assert all(f"`{name}`" in _read(FRAMES) for name in servicetools.frames.ID_COLUMNS)
 
 
 # -- decisions.md --------------------------------------------------------------------------

@@ -44,9 +44,11 @@ def test_fields_columns_dtypes_and_values(hand: list[dict[str, Any]]) -> None:
     f = frames.fields(hand)
     assert tuple(f.columns) == frames.FIELD_COLUMNS
     assert len(f) == 8  # e-a: 1 + 2 + 1 + 1 values, e-b: none, e-c: 1 + 1 + 1
-    for name in ("extraction_id", "document_name", "target_name", "condition", "target_id",
-                 "configuration_name", "extracted_target_id", "extraction_group"):
+    for name in ("document_name", "target_name", "condition", "target_id",
+                 "configuration_name", "extraction_group"):
         assert isinstance(f[name].dtype, pd.CategoricalDtype), name
+    for name in ("extraction_id", "document_id", "extracted_target_id", "value_id"):
+        assert f[name].dtype == frames.STRING, name  # ids: many, so never categories
     assert f["validation_passed"].dtype == "boolean"
     assert f["confidence"].dtype == np.float64
     assert str(f["created"].dtype) == "datetime64[ns, UTC]"

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .. import frames
+from ..frames.dtypes import observed
 from . import ground_truth
 from .matching import document_matcher
 from .normalisation import DEFAULT_NORMALIZE, Normalize, normalize_series
@@ -80,17 +81,17 @@ def _grade_dtypes(graded: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
         _c=pd.to_numeric(out["column"], errors="coerce"),
     ).sort_values(["_e", "_k", "_t", "_v", "_r", "_c"], kind="stable", na_position="last")
     out = out.drop(columns=["_e", "_k", "_t", "_v", "_r", "_c"])
-    for name in ("extraction_id", "document_name", "document", "kind", "target_name",
-                 "header"):
+    for name in ("document_name", "document", "kind", "target_name", "header"):
         out[name] = categorical_names(out[name].to_numpy(dtype=object))
     for name in ("value_index", "record", "column"):
         out[name] = pd.to_numeric(out[name], errors="coerce").astype("Int64")
-    for name in ("value_id", "value", "expected"):
+    for name in ("extraction_id", "value_id", "value", "expected"):
         out[name] = out[name].astype(object).astype(frames.STRING)
     out["confidence"] = pd.to_numeric(out["confidence"], errors="coerce").astype(float)
     out["correct"] = out["correct"].astype("boolean")
     out["present"] = out["present"].astype(bool)
-    return out.reset_index(drop=True)
+    # Only the documents the truth covers are graded: their targets, not all the data's.
+    return observed(out.reset_index(drop=True))
 
 
 def _records(work: pd.DataFrame) -> pd.Series:

@@ -15,7 +15,7 @@ from pandas.api.types import union_categoricals
 
 from .. import frames
 from ..frames.conditions import conditions
-from ..frames.dtypes import categorical
+from ..frames.dtypes import categorical, observed
 
 __all__ = ["By", "categorical_names", "cell_labels", "empty_summary", "group_keys", "work_frame"]
 
@@ -104,19 +104,21 @@ def cell_labels(frame: pd.DataFrame) -> pd.Categorical:
 
 
 _WORK_MARK = {"kind", "target", "filled", "passed", "messages"}
-_WORK_CATEGORIES = ("target_name", "header", "extraction_id", "document_name",
-                    "extraction_name", "configuration_id", "configuration_name", "target_id",
-                    "extracted_target_id", "table_id", "condition")
+_WORK_CATEGORIES = ("target_name", "header", "document_name", "extraction_name",
+                    "configuration_id", "configuration_name", "target_id", "condition")
+_WORK_IDS = ("extraction_id", "extracted_target_id", "table_id")
 
 
 def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Fields and cells stacked into one frame with a ``target`` label and ``kind``.
 
     Names stay categoricals (unified across the parts), so grouping a batch of
-    millions of values stays quick.
+    millions of values stays quick; ids stay strings (`frames.ID_COLUMNS`). Categories
+    the rows do not use are dropped, so a frame the caller filtered (one target, some
+    documents) gives summaries and plots of what it holds only.
     """
     if isinstance(data, pd.DataFrame) and _WORK_MARK <= set(data.columns) and cells is None:
-        return data  # already stacked (summaries call each other)
+        return observed(data)  # already stacked (summaries call each other)
     parts = []
     for frame in _value_frames(data, cells):
         is_cells = _is_cells(frame)
@@ -127,6 +129,7 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
             "kind": categorical(["cell" if is_cells else "field"] * n),
             "target": cell_labels(frame) if is_cells else _target_names(frame),
             **{name: _cat(frame, name) for name in _WORK_CATEGORIES},
+            **{name: _column(frame, name).astype(frames.STRING).array for name in _WORK_IDS},
             "value_id": _column(frame, "value_id").astype(object).to_numpy(),
             "value_index": pd.to_numeric(_column(frame, "value_index"), errors="coerce")
             .astype("Int64").array,
@@ -159,7 +162,7 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
             columns[name] = np.concatenate(pieces)
         else:
             columns[name] = pd.concat([pd.Series(x) for x in pieces], ignore_index=True).array
-    return pd.DataFrame(columns)
+    return observed(pd.DataFrame(columns))
 
 
 def categorical_names(values: Any) -> pd.Categorical:

@@ -39,9 +39,16 @@ Conventions (pandas' ``json_normalize`` vocabulary):
 
 - Column order is fixed and documented by the ``*_COLUMNS`` tuples; empty input gives an
   empty frame with the same columns and dtypes.
-- Names and ids that repeat are categoricals, in first-seen order (so targets keep the
-  configuration's order); texts use pandas' string dtype; ``validation_passed`` is a
-  nullable boolean; confidences are float64; unix timestamps become UTC datetimes.
+- Ids of what a batch holds many of (`ID_COLUMNS`: ``extraction_id``, ``document_id``,
+  ``extracted_target_id``, ``table_id``, ``value_id``, ``status_id``) are strings
+  (`STRING`, shown as ``str``), like texts: a categorical would list every id of the
+  batch in its dtype and keep them all after a filter. They cost memory (57 MiB per id
+  column of 1.5 million cells, against 3.5 as a categorical; ``docs/frames.md`` has the
+  figures of ``bench/frames.py``), not time that matters (12 ms to select one id).
+- Names, and the ids of a configuration's parts (``configuration_id``, ``target_id``,
+  ``extraction_group``) and of users, are categoricals in first-seen order (so targets
+  keep the configuration's order); ``validation_passed`` is a nullable boolean;
+  confidences are float64; unix timestamps become UTC datetimes.
 - A value's ``confidence`` is its own (our service sends one per value and cell), else
   its extracted target's, else NaN: a missing confidence is never replaced by a default.
 - ``condition`` is each validation message with its backtick-quoted value replaced by
@@ -49,6 +56,11 @@ Conventions (pandas' ``json_normalize`` vocabulary):
 - A table target without a ``name`` is named by its ``id`` (D9).
 - ``document_name`` is the name a `Batch` (or the ``documents`` mapping, keyed by
   extraction id or document id) gives the document, else the ``extraction_name``.
+- Filtering keeps a categorical's categories (pandas' rule): after ``f =
+  fields[fields.confidence < 0.5]``, ``f.target_name.value_counts()`` lists every target,
+  the ones filtered out with 0. Group with ``observed=True``, or drop them with
+  ``f.target_name.cat.remove_unused_categories()``. What the toolkit returns (audits,
+  grades, plots of a filtered frame) holds only the categories its rows use.
 - ``errors="raise"`` raises `FramesError` (a ValueError naming the place) at the first
   malformed part; ``errors="ignore"`` skips malformed parts and leaves missing values NA.
   Missing optional keys are never an error. Unknown keys and target types are ignored.
@@ -88,6 +100,7 @@ from .columns import (
     CELL_COLUMNS,
     EXTRACTION_COLUMNS,
     FIELD_COLUMNS,
+    ID_COLUMNS,
     STATUS_COLUMNS,
     TARGET_COLUMNS,
     VALIDATION_COLUMNS,
@@ -108,6 +121,7 @@ __all__ = [
     "EXTRACTION_COLUMNS",
     "FIELD_COLUMNS",
     "FramesError",
+    "ID_COLUMNS",
     "PLACEHOLDER",
     "STATUS_COLUMNS",
     "STRING",

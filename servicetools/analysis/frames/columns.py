@@ -11,6 +11,7 @@ __all__ = [
     "CELL_COLUMNS",
     "EXTRACTION_COLUMNS",
     "FIELD_COLUMNS",
+    "ID_COLUMNS",
     "KEYS",
     "STATUS_COLUMNS",
     "TARGET_COLUMNS",
@@ -20,6 +21,13 @@ __all__ = [
     "VAULT_COLUMNS",
 ]
 
+#: Ids of what a batch holds many of (one per extraction or finer): `STRING`, not
+#: categoricals, in every frame. A categorical's dtype would list every id of the batch,
+#: and every filter would keep them all as empty categories; the ids of a configuration's
+#: parts (``configuration_id``, ``target_id``, ``extraction_group``) and of users stay
+#: categoricals, like names: a few values, each repeated on many rows.
+ID_COLUMNS: tuple[str, ...] = ("extraction_id", "document_id", "extracted_target_id",
+                               "table_id", "value_id", "status_id")
 #: Columns every value frame starts with: which extraction, document and configuration.
 KEYS: tuple[str, ...] = ("extraction_id", "extraction_name", "document_id", "document_name",
                          "configuration_id", "configuration_name")

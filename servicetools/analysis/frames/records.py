@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .columns import EXTRACTION_COLUMNS, KEYS, TARGET_COLUMNS
-from .dtypes import booleans, categorical, datetimes, ordered_frame
+from .columns import EXTRACTION_COLUMNS, ID_COLUMNS, KEYS, TARGET_COLUMNS
+from .dtypes import booleans, categorical, datetimes, ordered_frame, strings
 from .read import Complain, Errors, as_number, as_seconds, as_text, kind_of, read_results
 
 __all__ = ["extractions", "targets"]
@@ -56,7 +56,7 @@ def targets(data: Any, *, errors: Errors = "raise",
             rows["n_tables"].append(len({as_text(v.get("table_id")) for v in good})
                                     if kind == "table" else 0)
             rows["created"].append(meta.created)
-    cols: dict[str, Any] = {name: categorical(rows[name]) for name in
+    cols: dict[str, Any] = {name: _texts(name, rows[name]) for name in
                             KEYS + ("target_id", "target_name", "target_type",
                                     "extraction_group", "extracted_target_id")}
     cols["is_multiple"] = booleans(multiple)
@@ -106,7 +106,7 @@ def extractions(data: Any, *, errors: Errors = "raise",
         rows["n_values"].append(n_values)
         rows["n_cells"].append(n_cells)
         rows["n_failed"].append(n_failed)
-    cols: dict[str, Any] = {name: categorical(rows[name]) for name in
+    cols: dict[str, Any] = {name: _texts(name, rows[name]) for name in
                             KEYS + ("trigger_type", "input_type", "trigger_user_id")}
     cols["extracted_data_saved"] = booleans(saved)
     cols["triggered"] = datetimes(rows["triggered"])
@@ -115,3 +115,8 @@ def extractions(data: Any, *, errors: Errors = "raise",
     for name in ("n_targets", "n_values", "n_cells", "n_failed"):
         cols[name] = np.asarray(rows[name], dtype=np.int64)
     return ordered_frame(cols, EXTRACTION_COLUMNS)
+
+
+def _texts(name: str, values: list[Any]) -> Any:
+    """An id column as strings, any other text column as a categorical."""
+    return strings(values) if name in ID_COLUMNS else categorical(values)

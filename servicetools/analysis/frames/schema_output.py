@@ -67,8 +67,9 @@ def validation(data: Any, *, errors: Errors = "raise",
             rows["validation_messages"].append(msgs)
             rows["condition"].append(conditions(msgs, value) if msgs else None)
     cols: dict[str, Any] = {name: categorical(rows[name]) for name in
-                            ("extraction_id", "extraction_name", "document_name",
-                             "configuration_name", "key", "condition")}
+                            ("extraction_name", "document_name", "configuration_name", "key",
+                             "condition")}
+    cols["extraction_id"] = strings(rows["extraction_id"])
     cols["path"] = strings(rows["path"])
     cols["value"] = strings(rows["value"])
     cols["confidence"] = np.asarray(rows["confidence"], dtype=np.float64)

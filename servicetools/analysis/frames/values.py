@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .columns import CELL_COLUMNS, FIELD_COLUMNS, KEYS, TARGET_KEYS
+from .columns import CELL_COLUMNS, FIELD_COLUMNS, ID_COLUMNS, KEYS, TARGET_KEYS
 from .conditions import conditions
 from .dtypes import (
     booleans,
@@ -293,9 +293,11 @@ def _frame(rows: _Rows) -> pd.DataFrame:
     ex_counts = np.asarray(rows.extraction_counts, dtype=np.int64)
     tg_counts = np.asarray(rows.target_counts, dtype=np.int64)
     ex, tg = rows.extractions, rows.targets
-    cols: dict[str, Any] = {name: categorical(ex[name], ex_counts) for name in KEYS}
+    cols: dict[str, Any] = {
+        name: (strings if name in ID_COLUMNS else categorical)(ex[name], ex_counts)
+        for name in KEYS}
     for name in TARGET_KEYS:
-        cols[name] = categorical(tg[name], tg_counts)
+        cols[name] = (strings if name in ID_COLUMNS else categorical)(tg[name], tg_counts)
     cols["target_confidence"] = np.repeat(np.asarray(tg["target_confidence"], dtype=float),
                                           tg_counts)
     cols["created"] = datetimes(np.repeat(np.asarray(ex["created"], dtype=float), ex_counts))
@@ -310,7 +312,7 @@ def _frame(rows: _Rows) -> pd.DataFrame:
     if not rows.table:
         return ordered_frame(cols, FIELD_COLUMNS)
     positions = np.asarray(rows.cell_columns, dtype=np.int64)
-    cols["table_id"] = categorical(rows.table_ids)
+    cols["table_id"] = strings(rows.table_ids)
     cols["row"] = integers(rows.cell_rows)
     cols["column"] = integers(positions)
     cols["header"] = _headers(rows.target_headers, tg_counts, positions)
