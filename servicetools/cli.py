@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from .service.settings import Settings
 
 DEV_TOKEN_ENV = "SERVICETOOLS_DEV_TOKEN"
+#: The S3 endpoint of an ``s3://`` vault when ``--s3-endpoint`` is not given.
+S3_ENDPOINT_ENV = "SERVICETOOLS_S3_ENDPOINT"
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -28,16 +30,23 @@ def _settings(args: argparse.Namespace) -> Settings:
         classifiers_dir=Path(args.classifiers or BUNDLED_DATA / "classifiers").resolve(),
         allow_private_hosts=getattr(args, "allow_private_hosts", False),
         dev_token=os.environ.get(DEV_TOKEN_ENV) or None,
+        vault_url=getattr(args, "vault", None),
+        s3_endpoint=getattr(args, "s3_endpoint", None) or os.environ.get(S3_ENDPOINT_ENV) or None,
         **extra,
     )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = _settings(args)  # first: without the service extra, it says what to install
+    if settings.s3_endpoint and args.s3_endpoint and not settings.vault_url:
+        print("servicetools serve: --s3-endpoint is for a vault in S3; give --vault "
+              "s3://BUCKET/PREFIX too", file=sys.stderr)
+        return 2
     import uvicorn
 
     from .service.app import create_app
     from .service.core.configs import ConfigError
+    from .service.core.objectstore import StorageError
 
     if not settings.dev_token:
         # The embedded default starts with a development user and token (D2).
@@ -46,7 +55,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
               flush=True)
     try:
         app = create_app(settings)
-    except ConfigError as exc:
+    except (ConfigError, StorageError) as exc:
         print(f"servicetools serve: {exc}", file=sys.stderr)
         return 2
     print(f"serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
@@ -112,6 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-private-hosts", action="store_true",
                        help="let hosted documents come from loopback/private addresses (tests)")
     serve.add_argument("--workers", type=int, help="engine worker processes (default: cores)")
+    serve.add_argument("--vault", metavar="s3://BUCKET/PREFIX",
+                       help="keep vault documents in S3-compatible object storage (needs the "
+                            "'scale' extra; credentials from AWS_ACCESS_KEY_ID and "
+                            "AWS_SECRET_ACCESS_KEY) instead of the data folder")
+    serve.add_argument("--s3-endpoint", metavar="URL",
+                       help=f"the S3 server of --vault, e.g. http://127.0.0.1:8333 "
+                            f"(default: ${S3_ENDPOINT_ENV}, else AWS)")
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=cmd_serve)
 

@@ -5,6 +5,7 @@ heavier is an extra (``pip install 'servicetools[service,plots]'``):
 
 ===========  ==================================================================
 ``service``  the local reference service and its extraction engine
+``scale``    the service's vault in S3-compatible object storage (boto3)
 ``plots``    matplotlib figures (`servicetools.plots`)
 ``widgets``  ipywidgets forms, with PDF page previews (`servicetools.widgets`)
 ``datagen``  the synthetic dev-set generator (`servicetools.datagen`)
@@ -37,6 +38,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "service": ("fastapi", "starlette", "uvicorn", "multipart", "pypdfium2", "pdfplumber",
                 "rapidocr_onnxruntime", "rapidfuzz", "jmespath", "PIL", "numpy", "isal",
                 "camelot"),
+    "scale": ("boto3", "botocore"),
     "plots": ("matplotlib",),
     "widgets": ("ipywidgets", "pypdfium2", "PIL"),
     "datagen": ("reportlab", "pypdfium2", "PIL", "numpy"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 
 import pytest
@@ -9,6 +10,13 @@ import pytest
 from servicetools import LocalService
 
 from .helpers import Api, create_key, make_invoice_pdf, render_png, to_jpeg
+from .s3server import S3Server, S3Unavailable
+
+#: The vault backends the vault tests run against (`backend_api`): the embedded folder,
+#: and S3 (SeaweedFS on loopback, `s3_server`).
+BACKENDS = ["folder", "s3"]
+#: Where the S3-backed service keeps its documents in the bucket.
+S3_PREFIX = "service/vault"
 
 
 @pytest.fixture(scope="session")
@@ -25,6 +33,51 @@ def api(service: LocalService) -> Api:
 @pytest.fixture(scope="session")
 def other_api(service: LocalService) -> Api:
     return Api(service.base_url, create_key(service.data_dir, "other"))
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    """A real S3 server (``weed mini``) on loopback ports, with an empty bucket; killed at
+    the end. Tests that use it skip, saying why, where it cannot start."""
+    if importlib.util.find_spec("boto3") is None:
+        pytest.skip("boto3 is not installed: pip install 'servicetools[scale]'")
+    server = S3Server(tmp_path_factory.mktemp("s3"))
+    try:
+        server.start()
+    except S3Unavailable as exc:
+        pytest.skip(f"no S3 server for the tests: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_service(s3_server: S3Server) -> Iterator[LocalService]:
+    """The local service with its vault in `s3_server` (one engine worker: it extracts
+    little, and the machine's cores are the folder-backed service's)."""
+    with LocalService(vault=f"s3://{s3_server.bucket}/{S3_PREFIX}",
+                      s3_endpoint=s3_server.endpoint, env=s3_server.env, workers=1) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="session")
+def s3_api(s3_service: LocalService) -> Api:
+    return Api(s3_service.base_url, s3_service.token)
+
+
+@pytest.fixture(scope="session")
+def s3_other_api(s3_service: LocalService) -> Api:
+    return Api(s3_service.base_url, create_key(s3_service.data_dir, "other"))
+
+
+@pytest.fixture
+def backend_api(request: pytest.FixtureRequest) -> Api:
+    """The `api` of the service whose vault is the backend given by indirect
+    parametrisation (one of `BACKENDS`)."""
+    backend = request.param
+    assert backend in BACKENDS, backend
+    fixture = "api" if backend == "folder" else "s3_api"
+    found: Api = request.getfixturevalue(fixture)
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -52,7 +52,7 @@ LAYER_EXTRAS: dict[str, tuple[str, ...]] = {
     "client": (),
     "analysis": ("plots", "widgets"),
     "engine": ("service",),
-    "service": ("service",),
+    "service": ("service", "scale"),
     "datagen": ("datagen",),
     "app": ("service", "plots"),
 }

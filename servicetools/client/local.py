@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,9 @@ class LocalService:
 
     ``data_dir`` defaults to a temporary folder removed at `stop`; a given folder is
     kept, so a later `LocalService` on it sees the same documents and results.
+    ``vault`` (``s3://BUCKET/PREFIX``) and ``s3_endpoint`` keep vault documents in
+    S3-compatible storage instead (``servicetools serve --vault``); ``env`` adds
+    environment variables for the service process, such as ``AWS_ACCESS_KEY_ID``.
     """
 
     def __init__(
@@ -65,6 +69,9 @@ class LocalService:
         host: str = "127.0.0.1",
         port: int | None = None,
         token: str | None = None,
+        vault: str | None = None,
+        s3_endpoint: str | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self._own_dir = data_dir is None
         self.data_dir = Path(data_dir) if data_dir else Path(
@@ -76,6 +83,9 @@ class LocalService:
         self.host = host
         self.port = port or _free_port(host)
         self.token = token or secrets.token_urlsafe(24)
+        self.vault = vault
+        self.s3_endpoint = s3_endpoint
+        self.env = dict(env or {})
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -97,6 +107,10 @@ class LocalService:
             cmd.append("--allow-private-hosts")
         if self.workers:
             cmd += ["--workers", str(self.workers)]
+        if self.vault:
+            cmd += ["--vault", self.vault]
+        if self.s3_endpoint:
+            cmd += ["--s3-endpoint", self.s3_endpoint]
         return cmd
 
     def start(self, timeout: float = START_TIMEOUT) -> LocalService:
@@ -104,7 +118,7 @@ class LocalService:
         if self.process is not None and self.process.poll() is None:
             return self
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "SERVICETOOLS_DEV_TOKEN": self.token}
+        env = {**os.environ, **self.env, "SERVICETOOLS_DEV_TOKEN": self.token}
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(self._command(), stdout=log, stderr=log, env=env,
                                             stdin=subprocess.DEVNULL)

@@ -21,6 +21,7 @@ from .. import wire
 from ..wire.protocol import API_PREFIX, AUTH_HEADER, ErrorCode
 from .core.configs import Catalog
 from .core.helper import Helper
+from .core.objectstore import StorageError
 from .core.pipeline import Pipeline
 from .core.store import Store
 from .core.vault import Vault
@@ -35,13 +36,17 @@ _HTTP_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
 
 
 def build_parts(settings: Settings) -> Parts:
-    """Storage, vault, catalog and pipeline; raises `ConfigError` for a bad data folder."""
+    """Storage, vault, catalog and pipeline; raises `ConfigError` for a bad configurations
+    folder and `StorageError` for a vault that cannot be used."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = Catalog.load(settings.configurations_dir, settings.classifiers_dir)
     store = Store(settings.database_path)
+    vault = Vault(settings, store)
+    # Now, not at the first upload: a misnamed bucket or a wrong key stops the start.
+    vault.objects.check()
     if settings.dev_token:
         store.add_key(settings.dev_user, settings.dev_token)
-    return Parts(settings=settings, store=store, vault=Vault(settings, store), catalog=catalog,
+    return Parts(settings=settings, store=store, vault=vault, catalog=catalog,
                  pipeline=Pipeline(settings, store), helper=Helper(settings))
 
 
@@ -101,6 +106,15 @@ def _add_error_handlers(app: FastAPI) -> None:
                 f"; it answers {allowed}." if allowed else ".")
         # Starlette's 405 carries the Allow header (RFC 9110 requires it): keep it.
         return _error(exc.status_code, code, message, headers=dict(exc.headers or {}))
+
+    @app.exception_handler(StorageError)
+    async def storage_error(request: Request, exc: StorageError) -> JSONResponse:
+        # Not the caller's fault and not a bug: the bucket (or disk) is away. A 503 tells
+        # clients to retry; the reason goes to the log, not to the caller.
+        log.error("vault storage failed on %s %s: %s", request.method, request.url.path, exc)
+        return _error(503, ErrorCode.STORAGE_UNAVAILABLE,
+                      "The document storage cannot be reached right now (an upload "
+                      "stores nothing then); please retry later.", headers={"Retry-After": "5"})
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

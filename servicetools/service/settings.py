@@ -50,6 +50,13 @@ class Settings:
     #: no worker holds stays quiet before the watchdog ends it in error.
     watchdog_interval: float = 30.0
     watchdog_quiet: float = 120.0
+    #: Where the vault keeps document bytes: None for the folder ``vault_dir`` (the
+    #: embedded default), or ``s3://BUCKET/PREFIX`` for S3-compatible object storage,
+    #: which several service processes can share (core/objectstore.py).
+    vault_url: str | None = None
+    #: The S3 endpoint of an ``s3://`` vault, e.g. ``http://127.0.0.1:8333``; None lets
+    #: boto3 find it (``AWS_ENDPOINT_URL``, else AWS itself).
+    s3_endpoint: str | None = None
     #: A development user created at start with this token (the embedded default).
     dev_user: str = "dev"
     dev_token: str | None = None

@@ -91,6 +91,8 @@ class ErrorCode(StrEnum):
     DOCUMENT_TOO_LARGE = "document_too_large"
     TOO_MANY_PAGES = "too_many_pages"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    #: The vault's storage (a folder, or S3) could not be reached or refused the request.
+    STORAGE_UNAVAILABLE = "storage_unavailable"
     #: Never meant to be sent: a 500 is a bug (D3), still answered in the D3 shape.
     INTERNAL_ERROR = "internal_error"
 
@@ -121,5 +123,6 @@ _STATUS_OF: dict[ErrorCode, int] = {
     ErrorCode.TOO_MANY_PAGES: 413,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: 415,
     ErrorCode.EXTRACTION_FAILED: 422,
+    ErrorCode.STORAGE_UNAVAILABLE: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }

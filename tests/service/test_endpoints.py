@@ -12,6 +12,7 @@ import pytest
 from servicetools import LocalService, wire
 from servicetools.service.core.store import Store
 
+from ..conftest import BACKENDS
 from ..helpers import Api, b64, make_invoice_pdf, raw_trigger
 
 EXPECTED = {
@@ -46,8 +47,13 @@ def check_invoice(data: dict[str, Any]) -> None:
     assert [t["used_extraction_target_id"] for t in data["extracted_targets"]] == config_order
 
 
-@pytest.mark.parametrize("kind", ["pdf", "png", "jpeg"])
-def test_sync_raw_each_content_type(api: Api, kind: str, request: pytest.FixtureRequest) -> None:
+# Each type once; the S3 vault with one, since the backend stores bytes of any type alike.
+@pytest.mark.parametrize(("kind", "backend_api"), [
+    ("pdf", "folder"), ("png", "folder"), ("jpeg", "folder"), ("pdf", "s3")],
+    indirect=["backend_api"])
+def test_sync_raw_each_content_type(backend_api: Api, kind: str, request: pytest.FixtureRequest
+                                    ) -> None:
+    api = backend_api
     document = request.getfixturevalue(f"invoice_{kind}")
     resp = api.post("/extraction/trigger_sync", raw_trigger(document, extraction_name=f"t.{kind}"))
     assert resp.status_code == 200, resp.text
@@ -91,7 +97,9 @@ def test_async_raw_then_result_list_and_status_history(api: Api, service: LocalS
     assert "rendered" in history[2]["message"]  # doc_converted_to_png really rendered
 
 
-def test_service_input_from_vault(api: Api, invoice_pdf: bytes) -> None:
+@pytest.mark.parametrize("backend_api", BACKENDS, indirect=True)
+def test_service_input_from_vault(backend_api: Api, invoice_pdf: bytes) -> None:
+    api = backend_api
     record = api.upload(invoice_pdf, "folder/inv.pdf", "invoice").json()
     wire.validate(record, "vault_document")
     assert record["document_name"] == "inv.pdf" and record["num_pages"] == 1
@@ -206,7 +214,9 @@ def test_update_revalidates_sets_confidence_and_is_atomic(api: Api, invoice_pdf:
     assert api.get(f"/extraction/result/get/{extraction_id}").json() == after
 
 
-def test_save_extraction_false(api: Api, invoice_pdf: bytes) -> None:
+@pytest.mark.parametrize("backend_api", BACKENDS, indirect=True)
+def test_save_extraction_false(backend_api: Api, invoice_pdf: bytes) -> None:
+    api = backend_api
     before = api.get("/vault/list").json()["documents"]
     resp = api.post("/extraction/trigger_sync", raw_trigger(invoice_pdf, save_extraction=False))
     data = resp.json()
@@ -257,7 +267,10 @@ def test_status_list(api: Api, invoice_pdf: bytes) -> None:
     assert all(s["status_type"] == "ended" for s in body["status_map"].values())
 
 
-def test_vault_list_info_download(api: Api, invoice_pdf: bytes, invoice_png: bytes) -> None:
+@pytest.mark.parametrize("backend_api", BACKENDS, indirect=True)
+def test_vault_list_info_download(backend_api: Api, invoice_pdf: bytes, invoice_png: bytes
+                                  ) -> None:
+    api = backend_api
     a = api.upload(invoice_pdf, "../../etc/a.pdf", "invoice").json()
     b = api.upload(invoice_png, "C:\\scans\\b.png", "scan").json()
     assert (a["document_name"], b["document_name"]) == ("a.pdf", "b.png")

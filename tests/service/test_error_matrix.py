@@ -29,9 +29,12 @@ import requests
 
 from servicetools import LocalService, wire
 from servicetools.service.core import hosted
+from servicetools.service.core.store import Store
 from servicetools.service.settings import MIB, Settings
 
+from ..conftest import S3_PREFIX
 from ..helpers import API, Api, b64, make_invoice_pdf, raw_trigger
+from ..s3server import S3Server
 
 INVOICE_NUMBER = "INV-2024-0042"
 SYNC, ASYNC = "/extraction/trigger_sync", "/extraction/trigger_async"
@@ -206,7 +209,26 @@ def invoice_number(data: dict[str, Any]) -> str:
 @pytest.fixture(scope="module")
 def ctx(service: LocalService, api: Api, other_api: Api, invoice_pdf: bytes,
         invoice_png: bytes, invoice_jpeg: bytes, loopback: Loopback) -> Ctx:
-    me = Caller(api, "dev")
+    return make_ctx(service, api, other_api, invoice_pdf, invoice_png, invoice_jpeg,
+                    loopback, "")
+
+
+@pytest.fixture(scope="module")
+def s3_ctx(s3_service: LocalService, s3_api: Api, s3_other_api: Api, invoice_pdf: bytes,
+           invoice_png: bytes, invoice_jpeg: bytes, loopback: Loopback) -> Ctx:
+    """The same context on the service whose vault is in S3 (for `TOUCHES_VAULT`)."""
+    return make_ctx(s3_service, s3_api, s3_other_api, invoice_pdf, invoice_png, invoice_jpeg,
+                    loopback, "s3 ")
+
+
+def ctx_for(request: pytest.FixtureRequest, backend: str) -> Ctx:
+    found: Ctx = request.getfixturevalue("ctx" if backend == "folder" else "s3_ctx")
+    return found
+
+
+def make_ctx(service: LocalService, api: Api, other_api: Api, invoice_pdf: bytes,
+             invoice_png: bytes, invoice_jpeg: bytes, loopback: Loopback, label: str) -> Ctx:
+    me = Caller(api, f"{label}dev")
     resp = me.post(SYNC, raw_trigger(invoice_pdf, extraction_name="matrix-baseline"))
     assert resp.status_code == 200, resp.text
     extraction_id = resp.json()["extraction_info"]["extraction_id"]
@@ -217,10 +239,10 @@ def ctx(service: LocalService, api: Api, other_api: Api, invoice_pdf: bytes,
     kinds = {t["type"]: t["id"] for t in data["extracted_targets"]}
     doc = me.upload(invoice_pdf, "matrix.pdf")
     assert doc.status_code == 200, doc.text
-    return Ctx(api=me, other=Caller(other_api, "other"),
-               anon=Caller(Api(service.base_url, None), "anon"),
+    return Ctx(api=me, other=Caller(other_api, f"{label}other"),
+               anon=Caller(Api(service.base_url, None), f"{label}anon"),
                bad_token=Caller(Api(service.base_url, "not-a-token-" + uuid.uuid4().hex),
-                                "bad-token"),
+                                f"{label}bad-token"),
                extraction_id=extraction_id, first_fetch=data, field_target=kinds["field"],
                table_target=kinds["table"], document_id=doc.json()["document_id"],
                port=loopback.port, pdf=invoice_pdf, png=invoice_png, jpeg=invoice_jpeg)
@@ -539,9 +561,24 @@ NAMES: dict[str, str] = {
 }
 
 
-@pytest.mark.parametrize("case", MATRIX, ids=[c.id for c in MATRIX])
-def test_error_matrix(ctx: Ctx, case: Case) -> None:
-    body = check_error(case.send(ctx), case.status, case.code)
+#: The cases that reach the vault (its records or its storage): they run against both
+#: backends, the embedded folder and S3; the rest is the same code on either, so once.
+TOUCHES_VAULT = {
+    "raw-with-storage-id-too", "content-type-jpeg-for-vault-pdf",
+    "unknown-document-storage-id", "unknown-document-storage-id-async",
+    "vault-info-unknown-id", "vault-get-unknown-id", "delete-on-vault-list",
+    "no-token-vault-upload", "no-token-vault-get", "unknown-token-vault-upload",
+    "upload-hello", "upload-gif", "upload-zip", "upload-zero-bytes", "upload-encrypted-pdf",
+    "upload-truncated-pdf", "upload-truncated-png", "upload-51-pages", "upload-oversize-26MiB",
+    "upload-without-file", "upload-without-doctype", "upload-json-body",
+}
+CASES = [pytest.param(c, "folder", id=c.id) for c in MATRIX] + [
+    pytest.param(c, "s3", id=f"s3-{c.id}") for c in MATRIX if c.id in TOUCHES_VAULT]
+
+
+@pytest.mark.parametrize(("case", "backend"), CASES)
+def test_error_matrix(request: pytest.FixtureRequest, case: Case, backend: str) -> None:
+    body = check_error(case.send(ctx_for(request, backend)), case.status, case.code)
     if case.id in NAMES:
         assert NAMES[case.id] in body["error"]["message"], body["error"]["message"]
 
@@ -550,6 +587,7 @@ def test_matrix_is_large_enough() -> None:
     assert len(MATRIX) >= 45
     assert len({c.id for c in MATRIX}) == len(MATRIX)
     assert set(NAMES) <= {c.id for c in MATRIX}
+    assert TOUCHES_VAULT <= {c.id for c in MATRIX}
 
 
 # -- cases that need more than one assertion ------------------------------------------------
@@ -588,8 +626,15 @@ FOREIGN: dict[str, Callable[[Caller, Ctx, str, str], requests.Response]] = {
 }
 
 
-@pytest.mark.parametrize("endpoint", list(FOREIGN))
-def test_foreign_id_is_answered_like_an_unknown_id(ctx: Ctx, endpoint: str) -> None:
+FOREIGN_CASES = [pytest.param(e, "folder", id=e) for e in FOREIGN] + [
+    pytest.param(e, "s3", id=f"s3-{e}") for e in FOREIGN
+    if e.startswith("vault-") or e == "trigger-service-input"]
+
+
+@pytest.mark.parametrize(("endpoint", "backend"), FOREIGN_CASES)
+def test_foreign_id_is_answered_like_an_unknown_id(request: pytest.FixtureRequest,
+                                                   endpoint: str, backend: str) -> None:
+    ctx = ctx_for(request, backend)
     send = FOREIGN[endpoint]
     foreign = send(ctx.other, ctx, ctx.extraction_id, ctx.document_id)
     missing = unknown_id()
@@ -737,6 +782,23 @@ def test_earlier_result_is_unchanged(ctx: Ctx) -> None:
     resp = ctx.api.get(f"/extraction/result/get/{ctx.extraction_id}")
     assert resp.status_code == 200, resp.text
     assert resp.json() == ctx.first_fetch
+
+
+def test_s3_vault_holds_exactly_the_recorded_documents(s3_ctx: Ctx, s3_service: LocalService,
+                                                       s3_server: S3Server) -> None:
+    # Every refused upload of the matrix stored nothing, and every record's bytes are
+    # there whole: the objects under the prefix are exactly the records' keys.
+    store = Store(s3_service.data_dir / "service.sqlite3")
+    expected = set()
+    for caller in (s3_ctx.api, s3_ctx.other):
+        for doc in caller.get("/vault/list").json()["documents"]:
+            found = store.document_file(doc["owner_id"], doc["document_id"])
+            assert found is not None
+            key = found[1]
+            expected.add(f"{S3_PREFIX}/{key[:2]}/{key}")
+    client = s3_server.client()
+    listed = client.list_objects_v2(Bucket=s3_server.bucket, Prefix=f"{S3_PREFIX}/")
+    assert {o["Key"] for o in listed.get("Contents", [])} == expected
 
 
 def test_no_response_was_a_server_error() -> None:

@@ -25,6 +25,7 @@ from ..errors import ApiError
 from ..settings import Settings
 from .documents import inspect_document
 from .hosted import DownloadError, download
+from .objectstore import StorageError
 from .store import Store
 
 log = logging.getLogger("servicetools.service")
@@ -114,6 +115,8 @@ def run_job(job: Job) -> dict[str, Any]:
         raise PipelineFailure(INTERRUPTED) from None
     except (PipelineFailure, DownloadError) as exc:
         message = str(exc)
+    except StorageError as exc:
+        message = f"the vault's storage failed: {exc}"
     except ApiError as exc:  # a hosted document that breaks the D12 rules
         message = exc.message
     except Exception as exc:  # noqa: BLE001  the engine must never take a worker down

@@ -1,23 +1,23 @@
-"""Document files on disk, addressed by owner and content, written atomically.
+"""Vault documents: records in the store, bytes in a backend, addressed by owner and content.
 
-Records (owner, name, type, pages) live in the store; the bytes live here under
-``vault/<key[:2]>/<key>``, where the key is the SHA-256 of the owner and the bytes
-(`object_key`): the same document uploaded twice by one user is stored once, but
-never shared between users (see `object_key` for why). Files stored before that,
-under the content's SHA-256 alone, are still read: the store keeps each record's key.
+Records (owner, name, type, pages) live in the store; the bytes live in the backend the
+settings choose (`objectstore`: a folder, or S3) under a key that is the SHA-256 of the
+owner and the bytes (`object_key`): the same document uploaded twice by one user is
+stored once, but never shared between users (see `object_key` for why). Files stored
+before that, under the content's SHA-256 alone, are still read: the store keeps each
+record's key.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import time
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..settings import Settings
 from .documents import inspect_document
+from .objectstore import Objects, open_objects
 from .store import Store, new_id
 
 
@@ -25,31 +25,7 @@ class Vault:
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
         self.store = store
-        self.root = settings.vault_dir
-        self.root.mkdir(parents=True, exist_ok=True)
-
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / key
-
-    def _write(self, owner_id: str, data: bytes) -> str:
-        key = object_key(owner_id, data)
-        target = self._path(key)
-        if target.exists():
-            return key  # this owner stored these bytes before
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Write beside the target and rename: a reader never sees half a file, and a
-        # crash leaves at worst a stray temporary file, never a truncated document.
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return key
+        self.objects: Objects = open_objects(settings)
 
     def add(
         self,
@@ -65,7 +41,9 @@ class Vault:
         if content_type is None or num_pages is None:
             info = inspect_document(data, self.settings)
             content_type, num_pages = info.content_type, info.num_pages
-        key = self._write(owner_id, data)
+        key = object_key(owner_id, data)
+        # The bytes first: a record never points at bytes that are not stored whole.
+        self.objects.put(key, data)
         record = {
             "document_id": new_id(),
             "document_name": clean_name(name),
@@ -83,7 +61,7 @@ class Vault:
         if found is None:
             return None
         record, key = found
-        return record, self._path(key).read_bytes()
+        return record, self.objects.get(key)
 
 
 def object_key(owner_id: str, data: bytes) -> str:

@@ -13,6 +13,7 @@ _ERRORS = {
     413: "The document is over the size or page limit.",
     415: "The document is not a PDF, PNG or JPEG.",
     422: "The synchronous extraction failed in the pipeline.",
+    503: "The vault's storage cannot be reached right now; retry later.",
 }
 
 

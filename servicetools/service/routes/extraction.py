@@ -205,7 +205,7 @@ def _present(data: dict[str, Any], schema_output: bool) -> Response:
 
 @router.post("/trigger_sync", **documented(
     "extracted_data", "trigger_request", response_alternatives=("schema_output_response",),
-    errors=(400, 404, 413, 415, 422)))
+    errors=(400, 404, 413, 415, 422, 503)))
 async def trigger_sync(request: Request, user: CurrentUser) -> Any:
     schema_output = show_schema_output(request)
     body = await _trigger_body(request)
@@ -221,7 +221,7 @@ async def trigger_sync(request: Request, user: CurrentUser) -> Any:
 
 
 @router.post("/trigger_async", **documented(
-    "extraction_info", "trigger_request", errors=(400, 404, 413, 415)))
+    "extraction_info", "trigger_request", errors=(400, 404, 413, 415, 503)))
 async def trigger_async(request: Request, user: CurrentUser) -> Any:
     body = await _trigger_body(request)
     p = parts(request)

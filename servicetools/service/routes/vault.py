@@ -25,7 +25,7 @@ _UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-da
 
 
 @router.post("/upload", openapi_extra=_UPLOAD_BODY,
-             **documented("vault_document", errors=(400, 413, 415)))
+             **documented("vault_document", errors=(400, 413, 415, 503)))
 async def upload(request: Request, user: CurrentUser) -> Any:
     p = parts(request)
     limit = p.settings.max_document_bytes + MIB  # room for the multipart framing
@@ -82,7 +82,7 @@ def info(document_id: str, request: Request, user: CurrentUser) -> Any:
 @router.get("/get/{document_id}", responses={
     200: {"description": "The stored bytes (D12).",
           "content": {t: {} for t in ("application/pdf", "image/png", "image/jpeg")}},
-    **documented(None, errors=(404,))["responses"]})
+    **documented(None, errors=(404, 503))["responses"]})
 def download(document_id: str, request: Request, user: CurrentUser
              ) -> Response:
     found = parts(request).vault.read(user.id, document_id)
