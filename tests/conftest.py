@@ -9,12 +9,31 @@ import pytest
 from servicetools import LocalService
 
 from .helpers import Api, create_key, make_invoice_pdf, render_png, to_jpeg
+from .postgres import PostgresServer, PostgresUnavailable
 
 
 @pytest.fixture(scope="session")
 def service() -> Iterator[LocalService]:
     with LocalService() as svc:
         yield svc
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of our own for the session (skips, saying why, where none can
+    start); each user of it makes a fresh database with `new_database`."""
+    try:
+        import psycopg  # noqa: F401  (the 'scale' extra)
+    except ImportError:
+        pytest.skip("psycopg is not installed: pip install 'servicetools[scale]'")
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as exc:
+        pytest.skip(f"PostgreSQL cannot start here: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
