@@ -9,6 +9,7 @@ heavier is an extra (``pip install 'servicetools[service,plots]'``):
 ``widgets``  ipywidgets forms, with PDF page previews (`servicetools.widgets`)
 ``datagen``  the synthetic dev-set generator (`servicetools.datagen`)
 ``excel``    frames saved as Excel workbooks (`servicetools.frames.save`)
+``scale``    PostgreSQL for the service's rows (``servicetools serve --database``)
 ===========  ==================================================================
 
 Code that needs an extra calls `require` (or `load`) where it first needs it, so the
@@ -41,6 +42,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "widgets": ("ipywidgets", "pypdfium2", "PIL"),
     "datagen": ("reportlab", "pypdfium2", "PIL", "numpy"),
     "excel": ("openpyxl",),
+    "scale": ("psycopg", "psycopg_pool", "yoyo"),
 }
 
 

@@ -22,7 +22,7 @@ from ..wire.protocol import API_PREFIX, AUTH_HEADER, ErrorCode
 from .core.configs import Catalog
 from .core.helper import Helper
 from .core.pipeline import Pipeline
-from .core.store import Store
+from .core.storage import open_store
 from .core.vault import Vault
 from .deps import Parts
 from .errors import ApiError
@@ -35,10 +35,11 @@ _HTTP_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
 
 
 def build_parts(settings: Settings) -> Parts:
-    """Storage, vault, catalog and pipeline; raises `ConfigError` for a bad data folder."""
+    """Storage, vault, catalog and pipeline; raises `ConfigError` for a bad data folder,
+    `StoreUnavailable` for a database that cannot be used."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = Catalog.load(settings.configurations_dir, settings.classifiers_dir)
-    store = Store(settings.database_path)
+    store = open_store(settings)
     if settings.dev_token:
         store.add_key(settings.dev_user, settings.dev_token)
     return Parts(settings=settings, store=store, vault=Vault(settings, store), catalog=catalog,
