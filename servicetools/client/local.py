@@ -52,6 +52,8 @@ class LocalService:
 
     ``data_dir`` defaults to a temporary folder removed at `stop`; a given folder is
     kept, so a later `LocalService` on it sees the same documents and results.
+    ``database`` (a ``postgresql://`` URL) keeps users, extractions and results there
+    instead of in the data folder.
     """
 
     def __init__(
@@ -65,6 +67,7 @@ class LocalService:
         host: str = "127.0.0.1",
         port: int | None = None,
         token: str | None = None,
+        database: str | None = None,
     ) -> None:
         self._own_dir = data_dir is None
         self.data_dir = Path(data_dir) if data_dir else Path(
@@ -76,6 +79,8 @@ class LocalService:
         self.host = host
         self.port = port or _free_port(host)
         self.token = token or secrets.token_urlsafe(24)
+        #: A PostgreSQL URL (``serve --database``); None: SQLite in the data folder.
+        self.database = database
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -97,6 +102,8 @@ class LocalService:
             cmd.append("--allow-private-hosts")
         if self.workers:
             cmd += ["--workers", str(self.workers)]
+        if self.database:
+            cmd += ["--database", self.database]
         return cmd
 
     def start(self, timeout: float = START_TIMEOUT) -> LocalService:
