@@ -13,9 +13,23 @@ from .postgres import PostgresServer, PostgresUnavailable
 
 
 @pytest.fixture(scope="session")
-def service() -> Iterator[LocalService]:
+def sqlite_service() -> Iterator[LocalService]:
+    """The embedded default: rows in SQLite files in the service's data folder."""
     with LocalService() as svc:
         yield svc
+
+
+@pytest.fixture(scope="session")
+def postgresql_service(postgres: PostgresServer) -> Iterator[LocalService]:
+    """The same service keeping its rows in a database of the test PostgreSQL server."""
+    with LocalService(database=postgres.new_database("service")) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="session")
+def service(sqlite_service: LocalService) -> LocalService:
+    """The service most tests talk to; tests/service/backends.py runs a module on both."""
+    return sqlite_service
 
 
 @pytest.fixture(scope="session")
@@ -43,7 +57,7 @@ def api(service: LocalService) -> Api:
 
 @pytest.fixture(scope="session")
 def other_api(service: LocalService) -> Api:
-    return Api(service.base_url, create_key(service.data_dir, "other"))
+    return Api(service.base_url, create_key(service.data_dir, "other", service.database))
 
 
 @pytest.fixture(scope="session")

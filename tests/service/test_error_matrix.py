@@ -32,6 +32,11 @@ from servicetools.service.core import hosted
 from servicetools.service.settings import MIB, Settings
 
 from ..helpers import API, Api, b64, make_invoice_pdf, raw_trigger
+from .backends import (  # noqa: F401  (service, api, other_api on both backends)
+    api_on_both_backends,
+    on_both_backends,
+    other_api_on_both_backends,
+)
 
 INVOICE_NUMBER = "INV-2024-0042"
 SYNC, ASYNC = "/extraction/trigger_sync", "/extraction/trigger_async"
@@ -739,7 +744,8 @@ def test_earlier_result_is_unchanged(ctx: Ctx) -> None:
     assert resp.json() == ctx.first_fetch
 
 
-def test_no_response_was_a_server_error() -> None:
+def test_no_response_was_a_server_error(ctx: Ctx) -> None:
+    # Takes ctx to run after the matrix of each backend (the module runs once per backend).
     if len(SEEN) < len(MATRIX):
         pytest.skip("only meaningful after the whole matrix ran in this session")
     failures = [(case, status) for case, status in SEEN if status >= 500]
