@@ -24,14 +24,17 @@ def _settings(args: argparse.Namespace) -> Settings:
     from .service.settings import BUNDLED_DATA, Settings  # needs the service extra
 
     extra = {"workers": args.workers} if getattr(args, "workers", None) else {}
+    configurations = getattr(args, "configurations", None)  # serve's, not keys'
+    classifiers = getattr(args, "classifiers", None)
     return Settings(
         data_dir=Path(args.data_dir).resolve(),
-        configurations_dir=Path(args.configurations or BUNDLED_DATA / "configurations").resolve(),
-        classifiers_dir=Path(args.classifiers or BUNDLED_DATA / "classifiers").resolve(),
+        configurations_dir=Path(configurations or BUNDLED_DATA / "configurations").resolve(),
+        classifiers_dir=Path(classifiers or BUNDLED_DATA / "classifiers").resolve(),
         allow_private_hosts=getattr(args, "allow_private_hosts", False),
         dev_token=os.environ.get(DEV_TOKEN_ENV) or None,
         vault_url=getattr(args, "vault", None),
         s3_endpoint=getattr(args, "s3_endpoint", None) or os.environ.get(S3_ENDPOINT_ENV) or None,
+        database_url=getattr(args, "database", None),
         **extra,
     )
 
@@ -47,6 +50,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .service.app import create_app
     from .service.core.configs import ConfigError
     from .service.core.objectstore import StorageError
+    from .service.core.storage import StoreUnavailable
 
     if not settings.dev_token:
         # The embedded default starts with a development user and token (D2).
@@ -55,7 +59,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
               flush=True)
     try:
         app = create_app(settings)
-    except (ConfigError, StorageError) as exc:
+    except (ConfigError, StorageError, StoreUnavailable) as exc:
         print(f"servicetools serve: {exc}", file=sys.stderr)
         return 2
     print(f"serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
@@ -64,9 +68,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    from .service.core.store import Store
+    from .service.core.storage import StoreUnavailable, open_store
 
-    store = Store(Path(args.data_dir) / "service.sqlite3")
+    try:
+        store = open_store(_settings(args))
+    except StoreUnavailable as exc:
+        print(f"servicetools keys: {exc}", file=sys.stderr)
+        return 2
     if args.action == "create":
         token = secrets.token_urlsafe(32)
         store.add_key(args.user, token)
@@ -108,6 +116,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 2
 
 
+_DATABASE_HELP = ("PostgreSQL URL (postgresql://user@host/db, or postgresql:///db?host=/socket/dir)"
+                  " for users, keys, extractions and results; default: SQLite in --data-dir")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="servicetools", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -129,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"the S3 server of --vault, e.g. http://127.0.0.1:8333 "
                             f"(default: ${S3_ENDPOINT_ENV}, else AWS)")
     serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--database", metavar="URL", help=_DATABASE_HELP)
     serve.set_defaults(func=cmd_serve)
 
     keys = sub.add_parser("keys", help="issue, list and revoke API tokens")
@@ -136,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("--user", required=False)
     keys.add_argument("--prefix", help="revoke only the key whose hash starts with this")
     keys.add_argument("--data-dir", default="var/service")
+    keys.add_argument("--database", metavar="URL", help=_DATABASE_HELP)
     keys.set_defaults(func=cmd_keys)
 
     config = sub.add_parser("config", help="configuration tools")

@@ -10,6 +10,7 @@ heavier is an extra (``pip install 'servicetools[service,plots]'``):
 ``widgets``  ipywidgets forms, with PDF page previews (`servicetools.widgets`)
 ``datagen``  the synthetic dev-set generator (`servicetools.datagen`)
 ``excel``    frames saved as Excel workbooks (`servicetools.frames.save`)
+``scale``    PostgreSQL for the service's rows (``servicetools serve --database``)
 ===========  ==================================================================
 
 Code that needs an extra calls `require` (or `load`) where it first needs it, so the
@@ -38,7 +39,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "service": ("fastapi", "starlette", "uvicorn", "multipart", "pypdfium2", "pdfplumber",
                 "rapidocr_onnxruntime", "rapidfuzz", "jmespath", "PIL", "numpy", "isal",
                 "camelot"),
-    "scale": ("boto3", "botocore"),
+    "scale": ("psycopg", "psycopg_pool", "yoyo", "boto3", "botocore"),
     "plots": ("matplotlib",),
     "widgets": ("ipywidgets", "pypdfium2", "PIL"),
     "datagen": ("reportlab", "pypdfium2", "PIL", "numpy"),

@@ -10,6 +10,7 @@ import pytest
 from servicetools import LocalService
 
 from .helpers import Api, create_key, make_invoice_pdf, render_png, to_jpeg
+from .postgres import PostgresServer, PostgresUnavailable
 from .s3server import S3Server, S3Unavailable
 
 #: The vault backends the vault tests run against (`backend_api`): the embedded folder,
@@ -20,9 +21,41 @@ S3_PREFIX = "service/vault"
 
 
 @pytest.fixture(scope="session")
-def service() -> Iterator[LocalService]:
+def sqlite_service() -> Iterator[LocalService]:
+    """The embedded default: rows in SQLite files in the service's data folder."""
     with LocalService() as svc:
         yield svc
+
+
+@pytest.fixture(scope="session")
+def postgresql_service(postgres: PostgresServer) -> Iterator[LocalService]:
+    """The same service keeping its rows in a database of the test PostgreSQL server."""
+    with LocalService(database=postgres.new_database("service")) as svc:
+        yield svc
+
+
+@pytest.fixture(scope="session")
+def service(sqlite_service: LocalService) -> LocalService:
+    """The service most tests talk to; tests/service/backends.py runs a module on both."""
+    return sqlite_service
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of our own for the session (skips, saying why, where none can
+    start); each user of it makes a fresh database with `new_database`."""
+    try:
+        import psycopg  # noqa: F401  (the 'scale' extra)
+    except ImportError:
+        pytest.skip("psycopg is not installed: pip install 'servicetools[scale]'")
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as exc:
+        pytest.skip(f"PostgreSQL cannot start here: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +65,7 @@ def api(service: LocalService) -> Api:
 
 @pytest.fixture(scope="session")
 def other_api(service: LocalService) -> Api:
-    return Api(service.base_url, create_key(service.data_dir, "other"))
+    return Api(service.base_url, create_key(service.data_dir, "other", service.database))
 
 
 @pytest.fixture(scope="session")
@@ -70,13 +103,21 @@ def s3_other_api(s3_service: LocalService) -> Api:
 
 
 @pytest.fixture
-def backend_api(request: pytest.FixtureRequest) -> Api:
+def backend_api(request: pytest.FixtureRequest, service: LocalService, api: Api) -> Api:
     """The `api` of the service whose vault is the backend given by indirect
-    parametrisation (one of `BACKENDS`)."""
+    parametrisation (one of `BACKENDS`).
+
+    ``service`` and ``api`` are asked for by name, not looked up, because a module may
+    run them on both stores (tests/service/backends.py): the folder case then runs on
+    each, the S3 case once, on the S3 service (its rows in SQLite).
+    """
     backend = request.param
     assert backend in BACKENDS, backend
-    fixture = "api" if backend == "folder" else "s3_api"
-    found: Api = request.getfixturevalue(fixture)
+    if backend == "folder":
+        return api
+    if service.database:
+        pytest.skip("the S3 vault runs once per session, with the S3 service's SQLite rows")
+    found: Api = request.getfixturevalue("s3_api")
     return found
 
 

@@ -60,11 +60,13 @@ class Api:
             time.sleep(0.1)
 
 
-def create_key(data_dir: Path, user: str) -> str:
-    """Issue a token the way an admin does: ``servicetools keys create``."""
+def create_key(data_dir: Path, user: str, database: str | None = None) -> str:
+    """Issue a token the way an admin does: ``servicetools keys create`` (on the
+    PostgreSQL ``database`` when given, as the service was started with it)."""
     out = subprocess.run([sys.executable, "-m", "servicetools", "keys", "create", "--user", user,
-                          "--data-dir", str(data_dir)], capture_output=True, text=True,
-                         check=True)
+                          "--data-dir", str(data_dir),
+                          *(["--database", database] if database else [])],
+                         capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 

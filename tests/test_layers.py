@@ -290,6 +290,23 @@ def test_every_third_party_import_is_declared_for_its_layer() -> None:
     assert missing == []
 
 
+#: Extras whose packages only these modules of their layer may import: the service runs
+#: without the ``scale`` extra unless a PostgreSQL database or an S3 vault is asked for.
+ONLY_IN: dict[str, set[str]] = {"scale": {"servicetools.service.core.pgstore",
+                                          "servicetools.service.core.s3"}}
+
+
+def test_narrow_extras_are_imported_only_where_they_belong() -> None:
+    found = []
+    for module, source, is_package in sources():
+        for line, top in sorted(set(third_party(module, source, is_package))):
+            for extra, allowed in ONLY_IN.items():
+                if top in extras.EXTRAS[extra] and module not in allowed:
+                    found.append(f"{module}:{line} imports {top} ([{extra}] belongs only "
+                                 f"in {', '.join(sorted(allowed))})")
+    assert found == []
+
+
 def test_the_extras_table_matches_pyproject() -> None:
     optional: dict[str, list[str]] = _pyproject()["optional-dependencies"]  # type: ignore[assignment]
     for extra, modules in extras.EXTRAS.items():

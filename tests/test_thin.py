@@ -150,3 +150,13 @@ def test_this_run_uses_the_installed_wheel_without_extras() -> None:
     for module in BLOCKED:
         with pytest.raises(ImportError):
             __import__(module)
+
+
+def test_a_postgresql_database_without_the_scale_extra_names_it(tmp_path: Path) -> None:
+    # The service itself runs without it (SQLite); only --database needs it.
+    result = run("import sys\nfrom servicetools.cli import main\n"
+                 "sys.exit(main(['keys', 'list', '--database', 'postgresql:///db']))",
+                 tmp_path, blocked=list(extras.EXTRAS["scale"]))
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "needs the 'scale' extra" in result.stderr
+    assert "pip install 'servicetools[scale]'" in result.stderr

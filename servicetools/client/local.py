@@ -56,6 +56,8 @@ class LocalService:
     ``vault`` (``s3://BUCKET/PREFIX``) and ``s3_endpoint`` keep vault documents in
     S3-compatible storage instead (``servicetools serve --vault``); ``env`` adds
     environment variables for the service process, such as ``AWS_ACCESS_KEY_ID``.
+    ``database`` (a ``postgresql://`` URL) keeps users, extractions and results there
+    instead of in the data folder.
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class LocalService:
         vault: str | None = None,
         s3_endpoint: str | None = None,
         env: Mapping[str, str] | None = None,
+        database: str | None = None,
     ) -> None:
         self._own_dir = data_dir is None
         self.data_dir = Path(data_dir) if data_dir else Path(
@@ -86,6 +89,8 @@ class LocalService:
         self.vault = vault
         self.s3_endpoint = s3_endpoint
         self.env = dict(env or {})
+        #: A PostgreSQL URL (``serve --database``); None: SQLite in the data folder.
+        self.database = database
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -111,6 +116,8 @@ class LocalService:
             cmd += ["--vault", self.vault]
         if self.s3_endpoint:
             cmd += ["--s3-endpoint", self.s3_endpoint]
+        if self.database:
+            cmd += ["--database", self.database]
         return cmd
 
     def start(self, timeout: float = START_TIMEOUT) -> LocalService:

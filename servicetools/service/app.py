@@ -23,7 +23,7 @@ from .core.configs import Catalog
 from .core.helper import Helper
 from .core.objectstore import StorageError
 from .core.pipeline import Pipeline
-from .core.store import Store
+from .core.storage import open_store
 from .core.vault import Vault
 from .deps import Parts
 from .errors import ApiError
@@ -37,10 +37,11 @@ _HTTP_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
 
 def build_parts(settings: Settings) -> Parts:
     """Storage, vault, catalog and pipeline; raises `ConfigError` for a bad configurations
-    folder and `StorageError` for a vault that cannot be used."""
+    folder, `StoreUnavailable` for a database and `StorageError` for a vault that cannot
+    be used."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = Catalog.load(settings.configurations_dir, settings.classifiers_dir)
-    store = Store(settings.database_path)
+    store = open_store(settings)
     vault = Vault(settings, store)
     # Now, not at the first upload: a misnamed bucket or a wrong key stops the start.
     vault.objects.check()

@@ -19,7 +19,8 @@ from ..wire.protocol import AUTH_HEADER, ErrorCode
 from .core.configs import Catalog
 from .core.helper import Helper
 from .core.pipeline import Pipeline
-from .core.store import Store, User
+from .core.storage import Storage
+from .core.store import User
 from .core.vault import Vault
 from .errors import ApiError, bad_request
 from .settings import Settings
@@ -33,7 +34,7 @@ class Parts:
     """Everything `create_app` builds, kept on ``app.state.parts``."""
 
     settings: Settings
-    store: Store
+    store: Storage
     vault: Vault
     catalog: Catalog
     pipeline: Pipeline

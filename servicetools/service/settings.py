@@ -60,6 +60,9 @@ class Settings:
     #: A development user created at start with this token (the embedded default).
     dev_user: str = "dev"
     dev_token: str | None = None
+    #: A PostgreSQL URL (``postgresql://...``) for users, keys, extractions, statuses and
+    #: results; None keeps them in SQLite files in ``data_dir`` (the embedded default).
+    database_url: str | None = None
 
     @property
     def max_body_bytes(self) -> int:

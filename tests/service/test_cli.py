@@ -12,6 +12,7 @@ import pytest
 from servicetools import LocalService, bundled
 
 from ..helpers import Api, create_key
+from ..postgres import PostgresServer
 
 CONFIGS = bundled.CONFIGURATIONS
 
@@ -91,3 +92,29 @@ def test_serve_refuses_a_bad_configuration_folder(tmp_path: Path) -> None:
               "--port", "0")
     assert out.returncode == 2
     assert "broken.json" in out.stderr
+
+
+UNREACHABLE = "postgresql://admin:secret@/servicetools?host=/nonexistent-socket-folder"
+
+
+@pytest.mark.parametrize(("command", "url"), [
+    ("serve", UNREACHABLE), ("keys", UNREACHABLE), ("serve", "sqlite:///elsewhere.db")])
+def test_serve_and_keys_refuse_an_unusable_database(tmp_path: Path, command: str, url: str
+                                                    ) -> None:
+    pytest.importorskip("psycopg")
+    args = ["serve", "--port", "0"] if command == "serve" else ["keys", "list"]
+    out = run(*args, "--data-dir", str(tmp_path / "d"), "--database", url)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith(f"servicetools {command}: The database"), out.stderr
+    assert "Traceback" not in out.stderr and "secret" not in out.stderr
+
+
+def test_keys_on_a_postgresql_database(postgres: PostgresServer, tmp_path: Path) -> None:
+    url = postgres.new_database()
+    token = create_key(tmp_path, "dora", url)
+    listing = run("keys", "list", "--database", url, "--data-dir", str(tmp_path))
+    assert listing.returncode == 0 and "dora" in listing.stdout and "active" in listing.stdout
+    assert token not in listing.stdout
+    assert not list(tmp_path.glob("*.sqlite3"))  # nothing went to the SQLite default
+    revoked = run("keys", "revoke", "--user", "dora", "--database", url)
+    assert revoked.returncode == 0 and "revoked 1" in revoked.stdout

@@ -1,4 +1,6 @@
-"""Every endpoint's happy path over loopback, each response checked against its wire schema."""
+"""Every endpoint's happy path over loopback, each response checked against its wire schema,
+on both storage backends (SQLite and PostgreSQL; the hosted input's own service only on
+SQLite: a download reaches the store as raw input does)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,15 @@ from typing import Any
 import pytest
 
 from servicetools import LocalService, wire
-from servicetools.service.core.store import Store
 
 from ..conftest import BACKENDS
 from ..helpers import Api, b64, make_invoice_pdf, raw_trigger
+from .backends import (  # noqa: F401  (service, api, other_api on both backends)
+    api_on_both_backends,
+    on_both_backends,
+    other_api_on_both_backends,
+    store_of,
+)
 
 EXPECTED = {
     "t-invoice-number": ["INV-2024-0042"], "t-invoice-date": ["2024-03-15"],
@@ -90,7 +97,7 @@ def test_async_raw_then_result_list_and_status_history(api: Api, service: LocalS
     wire.validate(listed.json(), "targets_list")
     assert listed.json() == {"extracted_targets": data["extracted_targets"]}
     # D5: every stage stored, in order, with non-decreasing times.
-    history = Store(service.data_dir / "service.sqlite3").status_history(info["extraction_id"])
+    history = store_of(service).status_history(info["extraction_id"])
     assert [s["status_type"] for s in history] == list(wire.STATUS_TYPES[:-1])
     times = [s["creation_unix_timestamp"] for s in history]
     assert times == sorted(times)
@@ -292,7 +299,7 @@ def test_classifier_records_class_and_guards_configuration(api: Api, service: Lo
                                                             invoice_pdf: bytes) -> None:
     data = api.post("/extraction/trigger_sync",
                     raw_trigger(invoice_pdf, classifier_id="clf-documents-1")).json()
-    history = Store(service.data_dir / "service.sqlite3").status_history(
+    history = store_of(service).status_history(
         data["extraction_info"]["extraction_id"])
     assert history[1]["status_type"] == "started"
     assert "'invoice'" in history[1]["message"]

@@ -11,7 +11,7 @@ GIL too.
 
 The process starts with the first job, not with the service: most services never get
 such a request, and each process costs tens of MiB. It reads and writes the service's
-database through a `Store` of its own, and ends when the service does.
+database through a store of its own, and ends when the service does.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from ..settings import Settings
 from .pipeline import watch_parent
-from .store import Store
+from .storage import Storage, open_store
 
 __all__ = ["Helper", "helper_parts"]
 
@@ -40,11 +40,11 @@ def _init_helper(settings: Settings, parent: int) -> None:
     if os.getppid() != parent:
         os._exit(0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the service's business
-    _parts.update(settings=settings, store=Store(settings.database_path))
+    _parts.update(settings=settings, store=open_store(settings, migrate=False))
     threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
 
 
-def helper_parts() -> tuple[Settings, Store]:
+def helper_parts() -> tuple[Settings, Storage]:
     """In the helper process: the service's settings and a store on its database."""
     return _parts["settings"], _parts["store"]
 

@@ -3,7 +3,7 @@
 The engine is CPU-bound and partly pure Python, so it runs in worker *processes*
 (one per core): threads would serialise on the GIL. Synchronous triggers wait on
 the same pool from a request thread, off the event loop; asynchronous triggers
-submit and return at once. Workers write each stage to SQLite themselves, so a
+submit and return at once. Workers write each stage to the store themselves, so a
 status query sees progress as it happens.
 """
 
@@ -26,7 +26,7 @@ from ..settings import Settings
 from .documents import inspect_document
 from .hosted import DownloadError, download
 from .objectstore import StorageError
-from .store import Store
+from .storage import Storage, open_store
 
 log = logging.getLogger("servicetools.service")
 
@@ -72,7 +72,7 @@ def _init_worker(settings: Settings, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .vault import Vault
 
-    store = Store(settings.database_path)
+    store = open_store(settings, migrate=False)
     _worker.update(settings=settings, store=store, vault=Vault(settings, store), parent=parent)
     threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
 
@@ -97,7 +97,7 @@ def _warm_up() -> int:
 def run_job(job: Job) -> dict[str, Any]:
     """Run one extraction through every stage; the extracted data, or `PipelineFailure`."""
     settings: Settings = _worker["settings"]
-    store: Store = _worker["store"]
+    store: Storage = _worker["store"]
     picked = time.time()
 
     def stage(*stages: tuple[str, str, float | None]) -> None:
@@ -126,7 +126,7 @@ def run_job(job: Job) -> dict[str, Any]:
     raise PipelineFailure(message)
 
 
-def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
+def _run(job: Job, settings: Settings, store: Storage, stage: Any, picked: float
          ) -> dict[str, Any]:
     from .. import engine
     from . import results
@@ -208,7 +208,7 @@ def _run(job: Job, settings: Settings, store: Store, stage: Any, picked: float
 class Pipeline:
     """The worker pool, owned by the app; `submit` returns a future of the extracted data."""
 
-    def __init__(self, settings: Settings, store: Store) -> None:
+    def __init__(self, settings: Settings, store: Storage) -> None:
         self.settings = settings
         self.store = store
         self._executor = self._new_executor()

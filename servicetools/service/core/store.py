@@ -247,14 +247,14 @@ class Store:
         row = self._one(
             "SELECT * FROM documents WHERE document_id = ? AND owner_id = ?", document_id, owner_id
         )
-        return _document_record(row) if row else None
+        return document_record(row) if row else None
 
     def document_file(self, owner_id: str, document_id: str) -> tuple[dict[str, Any], str] | None:
         """The record and the key under which the vault keeps the bytes."""
         row = self._one(
             "SELECT * FROM documents WHERE document_id = ? AND owner_id = ?", document_id, owner_id
         )
-        return (_document_record(row), row["sha256"]) if row else None
+        return (document_record(row), row["sha256"]) if row else None
 
     def documents(self, owner_id: str) -> list[dict[str, Any]]:
         rows = self._conn().execute(
@@ -262,7 +262,7 @@ class Store:
             "SELECT * FROM documents WHERE owner_id = ? ORDER BY upload_ts, document_id",
             (owner_id,),
         ).fetchall()
-        return [_document_record(r) for r in rows]
+        return [document_record(r) for r in rows]
 
     # -- extractions --------------------------------------------------------------------
     def add_extraction(self, info: dict[str, Any], *, delete_after_first_fetch: bool) -> None:
@@ -279,11 +279,12 @@ class Store:
             _insert_status(db, info["extraction_id"], StatusType.NOT_STARTED, "",
                            info["trigger_unix_timestamp"])
 
-    def extraction(self, owner_id: str, extraction_id: str) -> sqlite3.Row | None:
-        return self._one(
+    def extraction(self, owner_id: str, extraction_id: str) -> dict[str, Any] | None:
+        row = self._one(
             "SELECT * FROM extractions WHERE extraction_id = ? AND owner_id = ?",
             extraction_id, owner_id,
         )
+        return dict(row) if row else None
 
     def set_info(self, extraction_id: str, info: dict[str, Any]) -> None:
         with self._tx() as db:
@@ -358,7 +359,7 @@ class Store:
                 (owner_id, *chunk),
             ).fetchall()
             for r in rows:
-                out[r["extraction_id"]] = _status_object(r)
+                out[r["extraction_id"]] = status_object(r)
         return out
 
     def status_history(self, extraction_id: str) -> list[dict[str, Any]]:
@@ -367,7 +368,7 @@ class Store:
             " ON e.extraction_id = s.extraction_id WHERE s.extraction_id = ? ORDER BY s.seq",
             (extraction_id,),
         ).fetchall()
-        return [_status_object(r) for r in rows]
+        return [status_object(r) for r in rows]
 
     def take_data(self, owner_id: str, extraction_id: str) -> tuple[str, str | None]:
         """Read the data for a fetch; delete it when the extraction asked for that (D6).
@@ -518,7 +519,8 @@ def _latest_type(db: sqlite3.Connection, extraction_id: str) -> str | None:
     return str(row[0]) if row else None
 
 
-def _status_object(row: sqlite3.Row) -> dict[str, Any]:
+def status_object(row: Any) -> dict[str, Any]:
+    """A status (2.8) from a row of ``statuses`` joined with its extraction's owner."""
     return {
         "id": row["id"],
         "status_type": row["status_type"],
@@ -529,7 +531,8 @@ def _status_object(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
-def _document_record(row: sqlite3.Row) -> dict[str, Any]:
+def document_record(row: Any) -> dict[str, Any]:
+    """A vault record (2.9) from a row of ``documents``."""
     return {
         "document_id": row["document_id"],
         "document_name": row["document_name"],

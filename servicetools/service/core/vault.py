@@ -18,11 +18,12 @@ from typing import Any
 from ..settings import Settings
 from .documents import inspect_document
 from .objectstore import Objects, open_objects
-from .store import Store, new_id
+from .storage import Storage
+from .store import new_id
 
 
 class Vault:
-    def __init__(self, settings: Settings, store: Store) -> None:
+    def __init__(self, settings: Settings, store: Storage) -> None:
         self.settings = settings
         self.store = store
         self.objects: Objects = open_objects(settings)

@@ -26,7 +26,8 @@ from ..core.helper import helper_parts
 from ..core.hosted import DownloadError, check_url
 from ..core.pipeline import Job, PipelineFailure
 from ..core.results import apply_updates
-from ..core.store import Store, User, new_id
+from ..core.storage import Storage
+from ..core.store import User, new_id
 from ..deps import (
     CurrentUser,
     Parts,
@@ -230,7 +231,7 @@ async def trigger_async(request: Request, user: CurrentUser) -> Any:
     return json_response(job.info)
 
 
-def _readable(store: Store, owner_id: str, extraction_id: str) -> None:
+def _readable(store: Storage, owner_id: str, extraction_id: str) -> None:
     """Raise the D6 answer unless the extraction's data can be read now."""
     row = store.extraction(owner_id, extraction_id)
     if row is None:
@@ -342,7 +343,7 @@ def _update_in_helper(owner_id: str, body: str, schema_output: bool) -> str:
     return name
 
 
-def _update(store: Store, settings: Settings, owner_id: str, raw: bytes,
+def _update(store: Storage, settings: Settings, owner_id: str, raw: bytes,
             schema_output: bool) -> bytes:
     """Check an update request, apply it to the stored data, store it; the answer's JSON."""
     body = checked_body(raw, "update_request", settings, check=False)
