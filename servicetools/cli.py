@@ -30,9 +30,9 @@ def _settings(args: argparse.Namespace) -> Settings:
     workers = getattr(args, "workers", None) or getattr(args, "processes", None)
     if workers:
         extra["workers"] = workers
-    for name in ("lease_seconds", "max_attempts"):
-        if getattr(args, name, None) is not None:
-            extra[name] = getattr(args, name)
+    for option, name in (("lease_seconds", "lease_seconds"), ("max_attempts", "job_attempts")):
+        if getattr(args, option, None) is not None:
+            extra[name] = getattr(args, option)
     standin = os.environ.get(STANDIN_ENV)
     if standin:
         extra["standin_engine_seconds"] = float(standin)
@@ -89,7 +89,7 @@ def _queue_problem(args: argparse.Namespace, settings: Settings) -> str | None:
             if getattr(args, option, None) not in (None, False):
                 return (f"--{option.replace('_', '-')} is for the job queue in PostgreSQL; "
                         "give --database postgresql://... too")
-    if settings.lease_seconds <= 0 or settings.max_attempts < 1 or settings.workers < 1:
+    if settings.lease_seconds <= 0 or settings.job_attempts < 1 or settings.workers < 1:
         return "--lease-seconds must be above 0, --max-attempts and --processes at least 1"
     return None
 

@@ -72,7 +72,7 @@ class Settings:
     lease_seconds: float = 30.0
     #: Claims of one job at most: a job whose workers keep vanishing (a document that
     #: crashes the engine, say) ends in error after this many.
-    max_attempts: int = 3
+    job_attempts: int = 3
     #: A TEST AND BENCH AID: when set, the engine is replaced by a sleep of this many
     #: seconds (pipeline._stand_in), from $SERVICETOOLS_STANDIN_ENGINE_SECONDS.
     standin_engine_seconds: float | None = None

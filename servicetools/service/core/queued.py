@@ -38,7 +38,7 @@ class QueuedPipeline:
         self.settings = settings
         self.store = store
         self.queue = PgQueue(store, lease_seconds=settings.lease_seconds,
-                             max_attempts=settings.max_attempts)
+                             max_attempts=settings.job_attempts)
         self.workers = (WorkerPool(settings, settings.workers)
                         if settings.in_process_workers else None)
         self._waiting: dict[str, Future[dict[str, Any]]] = {}

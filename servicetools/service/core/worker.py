@@ -95,7 +95,7 @@ def work(settings: Settings, parent: int | None = None,
     store = PgStore(settings.database_url, migrate=False, pool_size=2)
     vault = Vault(settings, store)
     queue = PgQueue(store, owner=f"{socket.gethostname()}:{os.getpid()}",
-                    lease_seconds=settings.lease_seconds, max_attempts=settings.max_attempts)
+                    lease_seconds=settings.lease_seconds, max_attempts=settings.job_attempts)
     if settings.standin_engine_seconds is None:
         from .. import engine  # noqa: F401  (now, not in the first job's time)
     while stop is None or not stop.is_set():
