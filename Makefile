@@ -9,7 +9,7 @@ DATA_DIR ?= var/service
 SERVICE_API_KEY ?= servicetools-dev-token
 
 .PHONY: demo test test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-tables bench-ranker bench-reliability \
-	bench-limits train serve lint clean
+	bench-limits bench-scale train serve lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,13 +46,18 @@ e2e: $(STAMP)
 
 # accuracy.py runs OCR over a 200-document dev set (minutes): it has its own target.
 bench: $(STAMP)
-	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/train.py|bench/realsets.py|bench/tables.py|bench/icdar.py|bench/ranker.py) continue;; esac; \
+	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/train.py|bench/realsets.py|bench/tables.py|bench/icdar.py|bench/ranker.py|bench/scale.py) continue;; esac; \
 		echo "== $$b"; $(PY) $$b || exit 1; done
 
 # kill -9 during 50 extractions, 50 triggers beside 200 status requests, one user's
 # largest update beside another's triggers (about 3 min).
 bench-reliability: $(STAMP)
 	$(PY) bench/reliability.py
+
+# Queue throughput with 1, 2, 4 worker processes on PostgreSQL + S3, stand-in and real
+# engine; duplicates and lost jobs must be 0 (a few minutes; needs PostgreSQL).
+bench-scale: $(STAMP)
+	$(PY) bench/scale.py
 
 # The largest accepted request of every limit, and the smallest refused (about 3 min).
 bench-limits: $(STAMP)

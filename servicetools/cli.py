@@ -1,4 +1,4 @@
-"""``servicetools``: serve | keys | config check | extract | report | demo."""
+"""``servicetools``: serve | worker | keys | config check | extract | report | demo."""
 
 from __future__ import annotations
 
@@ -18,12 +18,24 @@ if TYPE_CHECKING:
 DEV_TOKEN_ENV = "SERVICETOOLS_DEV_TOKEN"
 #: The S3 endpoint of an ``s3://`` vault when ``--s3-endpoint`` is not given.
 S3_ENDPOINT_ENV = "SERVICETOOLS_S3_ENDPOINT"
+#: A TEST AND BENCH AID: seconds the stand-in engine sleeps instead of extracting
+#: (Settings.standin_engine_seconds); never set it for real work.
+STANDIN_ENV = "SERVICETOOLS_STANDIN_ENGINE_SECONDS"
 
 
 def _settings(args: argparse.Namespace) -> Settings:
     from .service.settings import BUNDLED_DATA, Settings  # needs the service extra
 
-    extra = {"workers": args.workers} if getattr(args, "workers", None) else {}
+    extra: dict[str, object] = {}
+    workers = getattr(args, "workers", None) or getattr(args, "processes", None)
+    if workers:
+        extra["workers"] = workers
+    for option, name in (("lease_seconds", "lease_seconds"), ("max_attempts", "job_attempts")):
+        if getattr(args, option, None) is not None:
+            extra[name] = getattr(args, option)
+    standin = os.environ.get(STANDIN_ENV)
+    if standin:
+        extra["standin_engine_seconds"] = float(standin)
     configurations = getattr(args, "configurations", None)  # serve's, not keys'
     classifiers = getattr(args, "classifiers", None)
     return Settings(
@@ -35,15 +47,16 @@ def _settings(args: argparse.Namespace) -> Settings:
         vault_url=getattr(args, "vault", None),
         s3_endpoint=getattr(args, "s3_endpoint", None) or os.environ.get(S3_ENDPOINT_ENV) or None,
         database_url=getattr(args, "database", None),
-        **extra,
+        in_process_workers=not getattr(args, "no_workers", False),
+        **extra,  # type: ignore[arg-type]
     )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = _settings(args)  # first: without the service extra, it says what to install
-    if settings.s3_endpoint and args.s3_endpoint and not settings.vault_url:
-        print("servicetools serve: --s3-endpoint is for a vault in S3; give --vault "
-              "s3://BUCKET/PREFIX too", file=sys.stderr)
+    problem = _queue_problem(args, settings)
+    if problem:
+        print(f"servicetools serve: {problem}", file=sys.stderr)
         return 2
     import uvicorn
 
@@ -64,6 +77,55 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     print(f"serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def _queue_problem(args: argparse.Namespace, settings: Settings) -> str | None:
+    """What is wrong with the options of serve/worker together, or None."""
+    if settings.s3_endpoint and args.s3_endpoint and not settings.vault_url:
+        return "--s3-endpoint is for a vault in S3; give --vault s3://BUCKET/PREFIX too"
+    if settings.database_url is None:
+        for option in ("no_workers", "lease_seconds", "max_attempts"):
+            if getattr(args, option, None) not in (None, False):
+                return (f"--{option.replace('_', '-')} is for the job queue in PostgreSQL; "
+                        "give --database postgresql://... too")
+    if settings.lease_seconds <= 0 or settings.job_attempts < 1 or settings.workers < 1:
+        return "--lease-seconds must be above 0, --max-attempts and --processes at least 1"
+    return None
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    problem = _queue_problem(args, settings)
+    if problem:
+        print(f"servicetools worker: {problem}", file=sys.stderr)
+        return 2
+    import signal
+
+    from .extras import require
+    from .service.core.objectstore import StorageError
+    from .service.core.storage import StoreUnavailable
+
+    require("scale", feature="servicetools worker")
+    from .service.core.pgstore import PgStore
+    from .service.core.vault import Vault
+    from .service.core.worker import WorkerPool
+
+    assert settings.database_url is not None
+    try:
+        # The schema is brought up to date here too: workers may start before any API.
+        store = PgStore(settings.database_url, pool_size=1)
+        Vault(settings, store).objects.check()
+        store.close()
+    except (StorageError, StoreUnavailable) as exc:
+        print(f"servicetools worker: {exc}", file=sys.stderr)
+        return 2
+    pool = WorkerPool(settings, settings.workers).start()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: pool.stop())
+    print(f"{settings.workers} worker process(es) on the queue (pids "
+          f"{' '.join(map(str, pool.pids))})", flush=True)
+    pool.wait()
     return 0
 
 
@@ -120,6 +182,15 @@ _DATABASE_HELP = ("PostgreSQL URL (postgresql://user@host/db, or postgresql:///d
                   " for users, keys, extractions and results; default: SQLite in --data-dir")
 
 
+def _add_queue_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lease-seconds", type=float,
+                        help="with --database: how long a worker holds a job without a "
+                             "heartbeat before another takes it over (default 30)")
+    parser.add_argument("--max-attempts", type=int,
+                        help="with --database: claims of one job before it ends in error "
+                             "(default 3)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="servicetools", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -142,7 +213,27 @@ def build_parser() -> argparse.ArgumentParser:
                             f"(default: ${S3_ENDPOINT_ENV}, else AWS)")
     serve.add_argument("--log-level", default="warning")
     serve.add_argument("--database", metavar="URL", help=_DATABASE_HELP)
+    serve.add_argument("--no-workers", action="store_true",
+                       help="with --database: run no engine here, only the API (the jobs "
+                            "wait for `servicetools worker` processes)")
+    _add_queue_options(serve)
     serve.set_defaults(func=cmd_serve)
+
+    worker = sub.add_parser("worker", help="run engine processes on the job queue of a "
+                                           "PostgreSQL database (beside API processes)")
+    worker.add_argument("--database", metavar="URL", required=True, help=_DATABASE_HELP)
+    worker.add_argument("--processes", type=int, help="engine processes (default: cores)")
+    worker.add_argument("--data-dir", default="var/service",
+                        help="for a vault in a folder (without --vault): the data folder "
+                             "of the service, on this machine")
+    worker.add_argument("--vault", metavar="s3://BUCKET/PREFIX",
+                        help="the vault of the API processes (the same for all)")
+    worker.add_argument("--s3-endpoint", metavar="URL",
+                        help=f"the S3 server of --vault (default: ${S3_ENDPOINT_ENV}, else AWS)")
+    worker.add_argument("--allow-private-hosts", action="store_true",
+                        help="let hosted documents come from loopback/private addresses")
+    _add_queue_options(worker)
+    worker.set_defaults(func=cmd_worker)
 
     keys = sub.add_parser("keys", help="issue, list and revoke API tokens")
     keys.add_argument("action", choices=["create", "list", "revoke"])

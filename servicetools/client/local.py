@@ -31,7 +31,7 @@ import requests
 from ..extras import require
 from ..wire.protocol import API_PREFIX, AUTH_HEADER
 
-__all__ = ["LocalService", "LocalServiceError", "START_TIMEOUT", "embedded_service"]
+__all__ = ["LocalService", "LocalServiceError", "LocalWorkers", "START_TIMEOUT", "embedded_service"]
 
 #: How long a start may take before it is given up (a cold start imports the engine).
 START_TIMEOUT = 60.0
@@ -57,7 +57,8 @@ class LocalService:
     S3-compatible storage instead (``servicetools serve --vault``); ``env`` adds
     environment variables for the service process, such as ``AWS_ACCESS_KEY_ID``.
     ``database`` (a ``postgresql://`` URL) keeps users, extractions and results there
-    instead of in the data folder.
+    instead of in the data folder; with it, ``no_workers`` makes a pure API process
+    whose jobs `LocalWorkers` run (``serve --no-workers``).
     """
 
     def __init__(
@@ -75,6 +76,7 @@ class LocalService:
         s3_endpoint: str | None = None,
         env: Mapping[str, str] | None = None,
         database: str | None = None,
+        no_workers: bool = False,
     ) -> None:
         self._own_dir = data_dir is None
         self.data_dir = Path(data_dir) if data_dir else Path(
@@ -91,6 +93,7 @@ class LocalService:
         self.env = dict(env or {})
         #: A PostgreSQL URL (``serve --database``); None: SQLite in the data folder.
         self.database = database
+        self.no_workers = no_workers
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -118,6 +121,8 @@ class LocalService:
             cmd += ["--s3-endpoint", self.s3_endpoint]
         if self.database:
             cmd += ["--database", self.database]
+        if self.no_workers:
+            cmd.append("--no-workers")
         return cmd
 
     def start(self, timeout: float = START_TIMEOUT) -> LocalService:
@@ -179,6 +184,76 @@ class LocalService:
         state = "running" if self.process and self.process.poll() is None else "stopped"
         return f"<LocalService {self.base_url} {state} data_dir={str(self.data_dir)!r}>"
 
+
+class LocalWorkers:
+    """``servicetools worker`` in a child process (its own session, so `kill` takes its
+    engine processes down with it, as a machine's crash would).
+
+    ``data_dir`` is the service's, for a vault in a folder; ``args`` adds options such as
+    ``["--lease-seconds", "2"]``; ``env`` adds environment variables.
+    """
+
+    def __init__(self, database: str, data_dir: str | os.PathLike[str], *, processes: int = 1,
+                 args: list[str] | None = None, env: Mapping[str, str] | None = None) -> None:
+        self.database = database
+        self.data_dir = Path(data_dir)
+        self.processes = processes
+        self.args = list(args or [])
+        self.env = dict(env or {})
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / f"worker-{id(self):x}.log"
+
+    def start(self, timeout: float = START_TIMEOUT) -> LocalWorkers:
+        """Start the workers and wait until they say they run."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "servicetools", "worker", "--database", self.database,
+               "--data-dir", str(self.data_dir), "--processes", str(self.processes),
+               *self.args]
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(cmd, stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                                            env={**os.environ, **self.env},
+                                            start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise LocalServiceError(f"the workers exited with code "
+                                        f"{self.process.returncode}:\n{self._log()}")
+            if "worker process(es) on the queue" in self._log():
+                return self
+            time.sleep(0.05)
+        self.kill()
+        raise LocalServiceError(f"the workers did not start within {timeout:.0f} s")
+
+    def _log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def kill(self) -> None:
+        """SIGKILL to the command and its engine processes at once."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        """Stop gracefully (a running job is taken over after its lease)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.process = None
+
+    def __enter__(self) -> LocalWorkers:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
 
 
 # -- the embedded default ---------------------------------------------------------------

@@ -9,7 +9,7 @@ import logging
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -30,6 +30,9 @@ from .errors import ApiError
 from .routes import extraction, vault
 from .settings import Settings
 
+if TYPE_CHECKING:
+    from .core.queued import QueuedPipeline
+
 log = logging.getLogger("servicetools.service")
 _HTTP_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
                413: ErrorCode.DOCUMENT_TOO_LARGE}
@@ -47,8 +50,18 @@ def build_parts(settings: Settings) -> Parts:
     vault.objects.check()
     if settings.dev_token:
         store.add_key(settings.dev_user, settings.dev_token)
+    pipeline: Pipeline | QueuedPipeline
+    if settings.database_url is not None:
+        # Any number of API processes on one database: the jobs go through its queue.
+        from .core.pgstore import PgStore
+        from .core.queued import QueuedPipeline
+
+        assert isinstance(store, PgStore)
+        pipeline = QueuedPipeline(settings, store)
+    else:
+        pipeline = Pipeline(settings, store)
     return Parts(settings=settings, store=store, vault=vault, catalog=catalog,
-                 pipeline=Pipeline(settings, store), helper=Helper(settings))
+                 pipeline=pipeline, helper=Helper(settings))
 
 
 def create_app(settings: Settings) -> FastAPI:

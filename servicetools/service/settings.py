@@ -63,6 +63,19 @@ class Settings:
     #: A PostgreSQL URL (``postgresql://...``) for users, keys, extractions, statuses and
     #: results; None keeps them in SQLite files in ``data_dir`` (the embedded default).
     database_url: str | None = None
+    #: With ``database_url``: run engine workers in this process too (`servicetools serve`
+    #: alone then does everything), or False for a pure API process (``--no-workers``)
+    #: whose jobs `servicetools worker` processes run.
+    in_process_workers: bool = True
+    #: Seconds a worker holds a claimed job without a heartbeat before another may take
+    #: it over (core/pgqueue.py); the heartbeat renews it every third of that.
+    lease_seconds: float = 30.0
+    #: Claims of one job at most: a job whose workers keep vanishing (a document that
+    #: crashes the engine, say) ends in error after this many.
+    job_attempts: int = 3
+    #: A TEST AND BENCH AID: when set, the engine is replaced by a sleep of this many
+    #: seconds (pipeline._stand_in), from $SERVICETOOLS_STANDIN_ENGINE_SECONDS.
+    standin_engine_seconds: float | None = None
 
     @property
     def max_body_bytes(self) -> int:

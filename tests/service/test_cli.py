@@ -118,3 +118,19 @@ def test_keys_on_a_postgresql_database(postgres: PostgresServer, tmp_path: Path)
     assert not list(tmp_path.glob("*.sqlite3"))  # nothing went to the SQLite default
     revoked = run("keys", "revoke", "--user", "dora", "--database", url)
     assert revoked.returncode == 0 and "revoked 1" in revoked.stdout
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["serve", "--no-workers"], "--no-workers is for the job queue in PostgreSQL"),
+    (["serve", "--lease-seconds", "5"], "--lease-seconds is for the job queue"),
+    (["worker", "--database", UNREACHABLE], "servicetools worker: The database"),
+    (["worker", "--database", UNREACHABLE, "--lease-seconds", "0"], "must be above 0"),
+])
+def test_serve_and_worker_refuse_bad_queue_options(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], says: str) -> None:
+    pytest.importorskip("psycopg")
+    from servicetools.cli import main
+
+    assert main([*args, "--data-dir", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and "secret" not in err

@@ -143,7 +143,7 @@ def test_migrations_apply_once(postgres: PostgresServer) -> None:
     from servicetools.service.core.pgstore import PgStore, upgrade_schema
 
     url = postgres.new_database()
-    assert upgrade_schema(url) == ["0001.initial-schema"]
+    assert upgrade_schema(url) == ["0001.initial-schema", "0002.job-queue"]
     assert upgrade_schema(url) == []
     PgStore(url).close()  # a store on a database already up to date
 

@@ -132,9 +132,13 @@ class PgStore:
 
     # -- plumbing -------------------------------------------------------------------------
     @contextmanager
-    def _tx(self) -> Iterator[Conn]:
+    def transaction(self) -> Iterator[Conn]:
+        """A connection in a transaction, committed at the end (the job queue's writes
+        share the status rows' transactions through this)."""
         with self._pool.connection() as conn, conn.transaction():
             yield conn
+
+    _tx = transaction
 
     def _one(self, sql: str, *args: Any) -> DictRow | None:
         with self._pool.connection() as conn:
@@ -226,13 +230,7 @@ class PgStore:
     def add_extraction(self, info: dict[str, Any], *, delete_after_first_fetch: bool) -> None:
         """Store the extraction info with its first status, ``not_started``."""
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO extractions (extraction_id, info_json, owner_id,"
-                " delete_after_first_fetch, saved) VALUES (%s, %s, %s, %s, %s)",
-                (info["extraction_id"], json.dumps(info), info["trigger_user_id"],
-                 delete_after_first_fetch, bool(info["extracted_data_saved"])))
-            _insert_statuses(db, info["extraction_id"],
-                             [(StatusType.NOT_STARTED, "", info["trigger_unix_timestamp"])])
+            write_extraction(db, info, delete_after_first_fetch=delete_after_first_fetch)
 
     def extraction(self, owner_id: str, extraction_id: str) -> dict[str, Any] | None:
         if not _findable(extraction_id):
@@ -255,31 +253,14 @@ class PgStore:
                      ) -> bool:
         """Append ``(status_type, message, ts)`` stages in one transaction, as `add_status`."""
         with self._tx() as db:
-            if not _lock_unfinished(db, extraction_id):
-                return False
-            _insert_statuses(db, extraction_id, stages)
-            if any(s[0] in FINAL_STATUSES for s in stages):
-                db.execute("UPDATE extractions SET finished = true WHERE extraction_id = %s",
-                           (extraction_id,))
-            return True
+            return write_statuses(db, extraction_id, stages)
 
     def finish(self, extraction_id: str, data: dict[str, Any] | None, usage: dict[str, Any],
                stages: list[tuple[str, float]]) -> bool:
         """Store the result and the closing statuses in one transaction; False (and
         nothing stored) when the extraction was already closed."""
         with self._tx() as db:
-            if not _lock_unfinished(db, extraction_id):
-                return False
-            if data is not None:
-                db.execute("INSERT INTO results VALUES (%s, %s) ON CONFLICT (extraction_id)"
-                           " DO UPDATE SET data_json = excluded.data_json",
-                           (extraction_id, json.dumps(data)))
-            db.execute("UPDATE extractions SET usage_json = %s, data_state = %s, finished = %s"
-                       " WHERE extraction_id = %s",
-                       (json.dumps(usage), "present" if data is not None else "none",
-                        any(s in FINAL_STATUSES for s, _ in stages), extraction_id))
-            _insert_statuses(db, extraction_id, [(s, "", ts) for s, ts in stages])
-        return True
+            return write_finish(db, extraction_id, data, usage, stages)
 
     def latest_statuses(self, owner_id: str, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The latest status of each of ``ids`` owned by ``owner_id`` (unknown ids absent).
@@ -385,7 +366,48 @@ def _text(value: str) -> str:
     return value.replace("\x00", "\ufffd")
 
 
-def _lock_unfinished(db: Conn, extraction_id: str) -> bool:
+def write_extraction(db: Conn, info: dict[str, Any], *, delete_after_first_fetch: bool
+                     ) -> None:
+    """`PgStore.add_extraction` inside the caller's transaction ``db``."""
+    db.execute(
+        "INSERT INTO extractions (extraction_id, info_json, owner_id,"
+        " delete_after_first_fetch, saved) VALUES (%s, %s, %s, %s, %s)",
+        (info["extraction_id"], json.dumps(info), info["trigger_user_id"],
+         delete_after_first_fetch, bool(info["extracted_data_saved"])))
+    insert_statuses(db, info["extraction_id"],
+                    [(StatusType.NOT_STARTED, "", info["trigger_unix_timestamp"])])
+
+
+def write_finish(db: Conn, extraction_id: str, data: dict[str, Any] | None,
+                 usage: dict[str, Any], stages: list[tuple[str, float]]) -> bool:
+    """`PgStore.finish` inside the caller's transaction ``db``."""
+    if not lock_unfinished(db, extraction_id):
+        return False
+    if data is not None:
+        db.execute("INSERT INTO results VALUES (%s, %s) ON CONFLICT (extraction_id)"
+                   " DO UPDATE SET data_json = excluded.data_json",
+                   (extraction_id, json.dumps(data)))
+    db.execute("UPDATE extractions SET usage_json = %s, data_state = %s, finished = %s"
+               " WHERE extraction_id = %s",
+               (json.dumps(usage), "present" if data is not None else "none",
+                any(s in FINAL_STATUSES for s, _ in stages), extraction_id))
+    insert_statuses(db, extraction_id, [(s, "", ts) for s, ts in stages])
+    return True
+
+
+def write_statuses(db: Conn, extraction_id: str,
+                   stages: list[tuple[str, str, float | None]]) -> bool:
+    """`PgStore.add_statuses` inside the caller's transaction ``db``."""
+    if not lock_unfinished(db, extraction_id):
+        return False
+    insert_statuses(db, extraction_id, stages)
+    if any(s[0] in FINAL_STATUSES for s in stages):
+        db.execute("UPDATE extractions SET finished = true WHERE extraction_id = %s",
+                   (extraction_id,))
+    return True
+
+
+def lock_unfinished(db: Conn, extraction_id: str) -> bool:
     """Lock the extraction's row for this transaction; whether it exists and is unfinished.
 
     Final statuses are terminal: a worker left over from a stopped service must not revive
@@ -396,7 +418,7 @@ def _lock_unfinished(db: Conn, extraction_id: str) -> bool:
     return row is not None and not row["finished"]
 
 
-def _insert_statuses(db: Conn, extraction_id: str,
+def insert_statuses(db: Conn, extraction_id: str,
                      stages: list[tuple[str, str, float | None]]) -> None:
     with db.cursor() as cur:
         cur.executemany(

@@ -18,7 +18,7 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ...wire.protocol import StatusType
 from ..errors import ApiError
@@ -41,7 +41,7 @@ class PipelineFailure(Exception):
     """An extraction ended in ``error``; the message is the status message."""
 
 
-class _Stopped(Exception):
+class Stopped(Exception):
     """The extraction was already closed by someone else (recovery after a restart)."""
 
 
@@ -94,25 +94,61 @@ def _warm_up() -> int:
     return os.getpid()
 
 
+class Recorder(Protocol):
+    """Where a run writes its stages and its end: the store itself (the embedded pool),
+    or the job queue, which accepts them only from the worker still holding the job."""
+
+    def stages(self, stages: list[tuple[str, str, float | None]]) -> bool: ...
+    def finish(self, result: dict[str, Any], save: bool, usage: dict[str, Any],
+               stages: list[tuple[str, float]]) -> bool:
+        """Store the closing statuses, and ``result`` when ``save``; False when refused."""
+        ...
+
+
+class Unrecorded(Exception):
+    """A write could not reach the store (the database is away): the run stops and leaves
+    its extraction as it was, for whoever takes the job over after its lease."""
+
+
+class _StoreRecorder:
+    def __init__(self, store: Storage, extraction_id: str, parent: int) -> None:
+        self.store, self.extraction_id, self.parent = store, extraction_id, parent
+
+    def stages(self, stages: list[tuple[str, str, float | None]]) -> bool:
+        # A worker orphaned by a killed service must stop, not race the new one.
+        return os.getppid() == self.parent and self.store.add_statuses(self.extraction_id,
+                                                                       stages)
+
+    def finish(self, result: dict[str, Any], save: bool, usage: dict[str, Any],
+               stages: list[tuple[str, float]]) -> bool:
+        return self.store.finish(self.extraction_id, result if save else None, usage, stages)
+
+
 def run_job(job: Job) -> dict[str, Any]:
     """Run one extraction through every stage; the extracted data, or `PipelineFailure`."""
-    settings: Settings = _worker["settings"]
-    store: Storage = _worker["store"]
+    recorder = _StoreRecorder(_worker["store"], job.extraction_id, _worker["parent"])
+    try:
+        return execute(job, _worker["settings"], _worker["vault"], recorder)
+    except Stopped:
+        raise PipelineFailure(INTERRUPTED) from None
+
+
+def execute(job: Job, settings: Settings, vault: Any, recorder: Recorder) -> dict[str, Any]:
+    """Run one extraction, writing through ``recorder``; the extracted data, or
+    `PipelineFailure` (its error status written), `Stopped` (someone else closed or took
+    the extraction) or `Unrecorded` (the store is away)."""
     picked = time.time()
 
     def stage(*stages: tuple[str, str, float | None]) -> None:
-        # A worker orphaned by a killed service must stop, not race the new one.
-        if os.getppid() != _worker["parent"] or not store.add_statuses(
-            job.extraction_id, list(stages)
-        ):
-            raise _Stopped(job.extraction_id)
+        if not recorder.stages(list(stages)):
+            raise Stopped(job.extraction_id)
 
     try:
         if job.classifier is None:
             stage((StatusType.STARTED, "", None))
-        return _run(job, settings, store, stage, picked)
-    except _Stopped:
-        raise PipelineFailure(INTERRUPTED) from None
+        return _run(job, settings, vault, recorder, stage, picked)
+    except (Stopped, Unrecorded):
+        raise
     except (PipelineFailure, DownloadError) as exc:
         message = str(exc)
     except StorageError as exc:
@@ -122,12 +158,12 @@ def run_job(job: Job) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001  the engine must never take a worker down
         log.exception("extraction %s failed", job.extraction_id)
         message = f"internal engine error: {type(exc).__name__}: {exc}"
-    store.add_status(job.extraction_id, StatusType.ERROR, message)
+    recorder.stages([(StatusType.ERROR, message, None)])
     raise PipelineFailure(message)
 
 
-def _run(job: Job, settings: Settings, store: Storage, stage: Any, picked: float
-         ) -> dict[str, Any]:
+def _run(job: Job, settings: Settings, vault: Any, recorder: Recorder, stage: Any,
+         picked: float) -> dict[str, Any]:
     from .. import engine
     from . import results
 
@@ -137,7 +173,7 @@ def _run(job: Job, settings: Settings, store: Storage, stage: Any, picked: float
         data, name = download(job.host_url, settings)
         info = inspect_document(data, settings, job.content_type)
         if job.save:
-            record = _worker["vault"].add(job.owner_id, data, name, "extraction",
+            record = vault.add(job.owner_id, data, name, "extraction",
                                           content_type=info.content_type,
                                           num_pages=info.num_pages)
             storage_id = record["document_id"]
@@ -146,12 +182,14 @@ def _run(job: Job, settings: Settings, store: Storage, stage: Any, picked: float
         data = job.data
         content_type = job.content_type or inspect_document(data, settings).content_type
     else:
-        found = _worker["vault"].read(job.owner_id, job.document_storage_id)
+        found = vault.read(job.owner_id, job.document_storage_id)
         if found is None:
             raise PipelineFailure(f"vault document {job.document_storage_id!r} is gone")
         record, data = found
         content_type = record["content_type"]
     t_acquired = time.perf_counter()
+    if settings.standin_engine_seconds is not None:
+        return _stand_in(job, settings, recorder, stage, storage_id)
     try:
         document = engine.load_document(data, content_type, dpi=settings.render_dpi)
     except engine.DocumentError as exc:
@@ -197,10 +235,33 @@ def _run(job: Job, settings: Settings, store: Storage, stage: Any, picked: float
         },
     }
     now = time.time()
-    if not store.finish(job.extraction_id, data_obj if job.save else None, usage,
+    if not recorder.finish(data_obj, job.save, usage,
                         [(StatusType.EXTRACTION_ENDED, extraction_ended),
                          (StatusType.USAGE_STATISTICS_AGGREGATED, now), (StatusType.ENDED, now)]):
-        raise _Stopped(job.extraction_id)
+        raise Stopped(job.extraction_id)
+    return data_obj
+
+
+def _stand_in(job: Job, settings: Settings, recorder: Recorder, stage: Any, storage_id: str
+              ) -> dict[str, Any]:
+    """A TEST AND BENCH AID, never the service's behaviour: `Settings.standin_engine_seconds`
+    replaces the engine by a sleep, so a job's length is known (a kill lands mid-run) and
+    is latency-bound (more workers than cores show how the queue scales). The result has
+    every target, empty; no page is rendered, so ``doc_converted_to_png`` is not reached."""
+    from . import results
+
+    assert settings.standin_engine_seconds is not None
+    formed = time.time()
+    stage((StatusType.TARGET_GROUPS_FORMED, "stand-in engine", formed),
+          (StatusType.EXTRACTION_STARTED, "", formed))
+    time.sleep(settings.standin_engine_seconds)
+    data_obj = results.build(job.info, job.configuration, [], storage_id if job.save else "")
+    now = time.time()
+    if not recorder.finish(data_obj, job.save, {"pages": 0, "stand_in": True},
+                           [(StatusType.EXTRACTION_ENDED, now),
+                            (StatusType.USAGE_STATISTICS_AGGREGATED, now),
+                            (StatusType.ENDED, now)]):
+        raise Stopped(job.extraction_id)
     return data_obj
 
 
@@ -233,6 +294,10 @@ class Pipeline:
         for extraction_id in ids:
             self.store.add_status(extraction_id, StatusType.ERROR, INTERRUPTED)
         return len(ids)
+
+    def accept(self, job: Job, *, delete_after_first_fetch: bool) -> None:
+        """Store a new extraction with its first status (before `submit`)."""
+        self.store.add_extraction(job.info, delete_after_first_fetch=delete_after_first_fetch)
 
     def warm_up(self) -> None:
         """Start every worker now, so the first extraction does not pay for imports."""

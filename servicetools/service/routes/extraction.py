@@ -171,8 +171,8 @@ def _prepare(p: Parts, user: User, body: dict[str, Any], trigger_type: str) -> J
         "used_extraction_configuration_name": config["name"],
         "preview": False,
     }
-    p.store.add_extraction(job.info,
-                           delete_after_first_fetch=body.get("delete_after_first_fetch", False))
+    p.pipeline.accept(job,
+                      delete_after_first_fetch=body.get("delete_after_first_fetch", False))
     return job
 
 
