@@ -23,7 +23,7 @@ from .core.configs import Catalog
 from .core.helper import Helper
 from .core.objectstore import StorageError
 from .core.pipeline import Pipeline
-from .core.storage import open_store
+from .core.storage import StoreUnavailable, open_store
 from .core.vault import Vault
 from .deps import Parts
 from .errors import ApiError
@@ -128,6 +128,14 @@ def _add_error_handlers(app: FastAPI) -> None:
         log.error("vault storage failed on %s %s: %s", request.method, request.url.path, exc)
         return _error(503, ErrorCode.STORAGE_UNAVAILABLE,
                       "The document storage cannot be reached right now (an upload "
+                      "stores nothing then); please retry later.", headers={"Retry-After": "5"})
+
+    @app.exception_handler(StoreUnavailable)
+    async def database_away(request: Request, exc: StoreUnavailable) -> JSONResponse:
+        # The PostgreSQL server is down or restarting: like the vault's storage, not a bug.
+        log.error("database failed on %s %s: %s", request.method, request.url.path, exc)
+        return _error(503, ErrorCode.STORAGE_UNAVAILABLE,
+                      "The service's database cannot be reached right now (a trigger "
                       "stores nothing then); please retry later.", headers={"Retry-After": "5"})
 
     @app.exception_handler(RequestValidationError)

@@ -17,7 +17,7 @@ from servicetools import LocalService
 from servicetools.client.local import LocalWorkers
 
 from ..helpers import Api, make_invoice_pdf, raw_trigger
-from ..postgres import PostgresServer
+from ..postgres import PostgresServer, PostgresUnavailable
 
 pytest.importorskip("psycopg")
 
@@ -142,3 +142,58 @@ def test_an_api_process_killed_loses_nothing_and_the_other_answers_the_same(
     again = two.post("/extraction/trigger_sync", raw_trigger(make_invoice_pdf()))
     assert again.status_code == 200, again.text
     assert queue_rows(cluster.database) == 0
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[PostgresServer]:
+    """A server of this test's own: restarting the session's would cut every other
+    test's connections. Durable, as a production server is: its commits are written
+    before they are acknowledged."""
+    try:
+        server = PostgresServer(durable=True).start()
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
+    yield server
+    server.stop()
+
+
+def _trigger(api: Api, seen: list[int]) -> str:
+    """An async trigger, retried while the database is coming back (each answer's status
+    kept): what counts is that an acknowledged trigger is never lost."""
+    def attempt() -> str | None:
+        answer = api.post("/extraction/trigger_async", raw_trigger(make_invoice_pdf()))
+        seen.append(answer.status_code)
+        return str(answer.json()["extraction_id"]) if answer.status_code == 200 else None
+    found: str = wait_for("a trigger to be accepted", attempt)
+    return found
+
+
+def test_postgresql_restarted_under_load_loses_no_acknowledged_result(
+        own_postgres: PostgresServer, tmp_path: Path) -> None:
+    database = own_postgres.new_database("restart")
+    token = secrets.token_urlsafe(24)
+    # One serve with its own workers; each extraction takes 0.3 s of stand-in engine, so
+    # some are running, some queued and some ended when the server goes down.
+    with LocalService(tmp_path / "svc", database=database, token=token,
+                      env={STANDIN: "0.3"}) as service:
+        api = Api(service.base_url, token)
+        seen: list[int] = []
+        before = [_trigger(api, seen) for _ in range(8)]
+        first = wait_for("a first result", lambda: [
+            i for i, s in statuses(api, before).items() if s["status_type"] == "ended"])
+        kept = {i: api.get(f"/extraction/result/get/{i}").json() for i in first}
+        own_postgres.restart()
+        after = [_trigger(api, seen) for _ in range(4)]
+        ids = before + after
+        done = wait_for("every extraction to end", lambda: (
+            found := statuses(api, ids)) and all(
+                s["status_type"] in ("ended", "error") for s in found.values()) and found)
+    assert all(s["status_type"] == "ended" for s in done.values()), done
+    assert all(history(database, i).count("ended") == 1 for i in ids)
+    with LocalService(tmp_path / "svc", database=database, token=token,
+                      no_workers=True) as again:
+        api = Api(again.base_url, token)
+        for extraction_id, result in kept.items():  # acknowledged before: unchanged
+            assert api.get(f"/extraction/result/get/{extraction_id}").json() == result
+    assert not [code for code in seen if code >= 500 and code != 503], seen
+    assert queue_rows(database) == 0

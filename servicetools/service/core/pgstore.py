@@ -124,7 +124,11 @@ class PgStore:
                 upgrade_schema(url)
             self._pool: ConnectionPool[Conn] = ConnectionPool(
                 info, min_size=1, max_size=pool_size, open=False, name="servicetools",
-                kwargs={"autocommit": True, "row_factory": dict_row})
+                kwargs={"autocommit": True, "row_factory": dict_row},
+                # After a restart of the server every pooled connection is dead; checking
+                # each one as it is taken (one round trip) replaces it instead of failing
+                # the request that drew it.
+                check=ConnectionPool.check_connection)
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT + 5)
         except (psycopg.Error, PoolTimeout) as exc:
             raise StoreUnavailable(f"The database at {safe_url(url)} cannot be used: "
@@ -132,20 +136,31 @@ class PgStore:
 
     # -- plumbing -------------------------------------------------------------------------
     @contextmanager
+    def _connection(self) -> Iterator[Conn]:
+        """A pooled connection; a database that is away (down, restarting, the network)
+        is `StoreUnavailable`, which the service answers with a 503, not a 500."""
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            raise StoreUnavailable(f"The database at {safe_url(self.url)} cannot be "
+                                   f"reached: {_first_line(exc)}") from exc
+
+    @contextmanager
     def transaction(self) -> Iterator[Conn]:
         """A connection in a transaction, committed at the end (the job queue's writes
         share the status rows' transactions through this)."""
-        with self._pool.connection() as conn, conn.transaction():
+        with self._connection() as conn, conn.transaction():
             yield conn
 
     _tx = transaction
 
     def _one(self, sql: str, *args: Any) -> DictRow | None:
-        with self._pool.connection() as conn:
+        with self._connection() as conn:
             return conn.execute(sql, args).fetchone()
 
     def _all(self, sql: str, *args: Any) -> list[DictRow]:
-        with self._pool.connection() as conn:
+        with self._connection() as conn:
             return conn.execute(sql, args).fetchall()
 
     def close(self) -> None:
