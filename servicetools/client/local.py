@@ -22,7 +22,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -164,12 +164,7 @@ class LocalService:
 
     def stop(self) -> None:
         """Stop the service gracefully; remove the data folder if it was temporary."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        _terminate(self.process, self.kill)
         self.process = None
         if self._own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)
@@ -241,12 +236,7 @@ class LocalWorkers:
 
     def stop(self) -> None:
         """Stop gracefully (a running job is taken over after its lease)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        _terminate(self.process, self.kill)
         self.process = None
 
     def __enter__(self) -> LocalWorkers:
@@ -283,3 +273,13 @@ def embedded_service(configurations: str | os.PathLike[str] | None = None) -> Lo
         elif service.process is None or service.process.poll() is not None:
             service.start()  # it died (or was stopped): same port, token and data
         return service
+
+
+def _terminate(process: subprocess.Popen[bytes] | None, kill: Callable[[], None]) -> None:
+    """SIGTERM and wait for the process to end; ``kill`` it when it lingers."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            kill()

@@ -121,22 +121,19 @@ def _add_error_handlers(app: FastAPI) -> None:
         # Starlette's 405 carries the Allow header (RFC 9110 requires it): keep it.
         return _error(exc.status_code, code, message, headers=dict(exc.headers or {}))
 
-    @app.exception_handler(StorageError)
-    async def storage_error(request: Request, exc: StorageError) -> JSONResponse:
-        # Not the caller's fault and not a bug: the bucket (or disk) is away. A 503 tells
-        # clients to retry; the reason goes to the log, not to the caller.
-        log.error("vault storage failed on %s %s: %s", request.method, request.url.path, exc)
+    async def storage_away(request: Request, exc: Exception) -> JSONResponse:
+        # Not the caller's fault and not a bug: the bucket (or disk), or the PostgreSQL
+        # server, is away or restarting. A 503 tells clients to retry; the reason goes to
+        # the log, not to the caller.
+        what = ("The service's database" if isinstance(exc, StoreUnavailable)
+                else "The document storage")
+        log.error("%s failed on %s %s: %s", what, request.method, request.url.path, exc)
         return _error(503, ErrorCode.STORAGE_UNAVAILABLE,
-                      "The document storage cannot be reached right now (an upload "
-                      "stores nothing then); please retry later.", headers={"Retry-After": "5"})
+                      f"{what} cannot be reached right now (an upload or trigger stores "
+                      "nothing then); please retry later.", headers={"Retry-After": "5"})
 
-    @app.exception_handler(StoreUnavailable)
-    async def database_away(request: Request, exc: StoreUnavailable) -> JSONResponse:
-        # The PostgreSQL server is down or restarting: like the vault's storage, not a bug.
-        log.error("database failed on %s %s: %s", request.method, request.url.path, exc)
-        return _error(503, ErrorCode.STORAGE_UNAVAILABLE,
-                      "The service's database cannot be reached right now (a trigger "
-                      "stores nothing then); please retry later.", headers={"Retry-After": "5"})
+    app.add_exception_handler(StorageError, storage_away)
+    app.add_exception_handler(StoreUnavailable, storage_away)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
