@@ -10,6 +10,7 @@ heavier is an extra (``pip install 'servicetools[service,plots]'``):
 ``widgets``  ipywidgets forms, with PDF page previews (`servicetools.widgets`)
 ``datagen``  the synthetic dev-set generator (`servicetools.datagen`)
 ``excel``    frames saved as Excel workbooks (`servicetools.frames.save`)
+``datasets`` audits of Parquet datasets pushed down to DuckDB (`servicetools.frames.dataset`)
 ``scale``    PostgreSQL for the service's rows (``servicetools serve --database``)
 ===========  ==================================================================
 
@@ -44,6 +45,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "widgets": ("ipywidgets", "pypdfium2", "PIL"),
     "datagen": ("reportlab", "pypdfium2", "PIL", "numpy"),
     "excel": ("openpyxl",),
+    "datasets": ("duckdb",),
 }
 
 

@@ -50,7 +50,7 @@ LAYER_EXTRAS: dict[str, tuple[str, ...]] = {
     "base": (),
     "bundled": (),
     "client": (),
-    "analysis": ("plots", "widgets"),
+    "analysis": ("plots", "widgets", "datasets"),
     "engine": ("service",),
     "service": ("service", "scale"),
     "datagen": ("datagen",),

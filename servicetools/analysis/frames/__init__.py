@@ -16,6 +16,8 @@ file holding them.
 `vault`         one row per vault document record (`VAULT_COLUMNS`)
 `validation`    the schema-output ``validation`` flattened by path (`VALIDATION_COLUMNS`)
 `save`, `load`  Parquet or CSV (with a ``.schema.json`` beside it) that round-trip dtypes
+`dataset`       a folder of batches as partitioned Parquet, opened lazily (`Dataset`);
+                `write_dataset` and `DatasetWriter` write one, a part at a time
 ==============  ===================================================================
 
 Columns of `fields` and `cells`, in this order (`cells` adds the four table columns):
@@ -78,6 +80,7 @@ The modules, in reading order (the names above are re-exported here):
 `responses`         `statuses` and `vault`
 `schema_output`     `validation`
 `export`            `save` and `load`
+`dataset`           `write_dataset`, `DatasetWriter`, `dataset` and its `Dataset`
 ==================  ==============================================================
 
 >>> from servicetools import frames as sf
@@ -107,6 +110,7 @@ from .columns import (
     VAULT_COLUMNS,
 )
 from .conditions import PLACEHOLDER, condition
+from .dataset import Dataset, DatasetError, DatasetWriter, dataset, write_dataset
 from .dtypes import STRING
 from .export import load, save
 from .pivot import tables
@@ -118,6 +122,9 @@ from .values import cells, fields
 
 __all__ = [
     "CELL_COLUMNS",
+    "Dataset",
+    "DatasetError",
+    "DatasetWriter",
     "EXTRACTION_COLUMNS",
     "FIELD_COLUMNS",
     "FramesError",
@@ -130,6 +137,7 @@ __all__ = [
     "VAULT_COLUMNS",
     "cells",
     "condition",
+    "dataset",
     "extractions",
     "fields",
     "load",
@@ -139,4 +147,5 @@ __all__ = [
     "targets",
     "validation",
     "vault",
+    "write_dataset",
 ]
