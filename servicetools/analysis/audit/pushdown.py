@@ -1,0 +1,87 @@
+"""What the audits share when given a `frames.Dataset`: DuckDB does the aggregation.
+
+Each audit that takes a dataset (`scorecard`, `failures`, `drift`, `compare`, and the
+measures against the truth) runs SQL over the dataset's ``work`` view (fields and
+cells stacked and labelled as `work.work_frame` labels them) and returns the frame its
+in-memory path returns: same index, columns, dtypes and row order. The pieces here make
+that last part exact:
+
+- `group_ranks`: a categorical of the work frame lists its values in first-seen order
+  (fields before cells, batches in order, rows in order); the rank of a value is where
+  its first row is (``min("order")`` of the view), so groups sort as pandas sorts them;
+- `sorted_groups`: an aggregated frame (one row per group) sorted by those ranks and
+  indexed by its keys as pandas' groupby would index it (a `CategoricalIndex` of the
+  groups for one key, a MultiIndex for several).
+
+Rows whose key is NULL are left out, as pandas' groupby leaves NA keys out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..frames.dataset import Dataset
+from ..frames.dtypes import STRING
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = ["connect", "group_ranks", "is_dataset", "quote", "sorted_groups", "where_keys"]
+
+
+def is_dataset(obj: Any) -> bool:
+    """Whether an audit was given a `frames.Dataset` (then it pushes down to DuckDB)."""
+    return isinstance(obj, Dataset)
+
+
+def connect(data: Dataset) -> duckdb.DuckDBPyConnection:
+    """A connection with the dataset's views (see `Dataset.connect`)."""
+    return data.connect()
+
+
+def quote(name: str) -> str:
+    """A column name as a SQL identifier (``column`` and ``order`` are keywords)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def where_keys(keys: Sequence[str]) -> str:
+    """The condition that leaves out rows with a NULL key (pandas drops NA groups)."""
+    return " AND ".join(f"{quote(k)} IS NOT NULL" for k in keys) or "TRUE"
+
+
+def group_ranks(con: duckdb.DuckDBPyConnection, keys: Sequence[str],
+                source: str = "work", where: str = "TRUE") -> dict[str, dict[Any, int]]:
+    """For each key, its values' first-seen rank among the rows of ``source``."""
+    out: dict[str, dict[Any, int]] = {}
+    for key in keys:
+        rows = con.execute(
+            f"SELECT {quote(key)} FROM {source} WHERE {where} AND {quote(key)} IS NOT NULL "
+            f"GROUP BY ALL ORDER BY min({quote('order')})").fetchall()
+        out[key] = {value: rank for rank, (value,) in enumerate(rows)}
+    return out
+
+
+def sorted_groups(frame: pd.DataFrame, keys: Sequence[str],
+                  ranks: dict[str, dict[Any, int]]) -> pd.DataFrame:
+    """``frame`` (one row per group, keys as columns) sorted and indexed as pandas'
+    ``groupby(keys, observed=True, sort=True)`` of the work frame would give it."""
+    keys = list(keys)
+    order = np.lexsort([frame[k].map(ranks[k]).to_numpy(dtype=float) for k in reversed(keys)]
+                       ) if len(frame) else np.arange(0)
+    frame = frame.iloc[order].reset_index(drop=True)
+    levels = []
+    for k in keys:
+        # The work frame's categories after `observed`: the values its rows use, in order.
+        used = [v for v, _ in sorted(ranks[k].items(), key=lambda item: item[1])]
+        present = set(frame[k])
+        categories = pd.Index([v for v in used if v in present], dtype=STRING)
+        levels.append(pd.Categorical(frame[k].astype(object), categories=categories))
+    if len(keys) == 1:
+        index: pd.Index = pd.CategoricalIndex(levels[0], name=keys[0])
+    else:
+        index = pd.MultiIndex.from_arrays(levels, names=keys)
+    return frame.drop(columns=keys).set_index(index)
