@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import sinks
 from .errors import APIError
 
 __all__ = [
@@ -124,6 +125,23 @@ class Batch:
                 out.write(_line({"record": "failure", **asdict(failure)}))
         os.replace(temporary, target)
         return target
+
+    def to_dataset(self, path: str | os.PathLike[str], batch_name: str | None = None, *,
+                   overwrite: bool = False) -> Any:
+        """Write the batch into the Parquet dataset at ``path`` as batch ``batch_name``
+        (default: the UTC time now); the `frames.Dataset`, which the audits take.
+
+        Results are converted a part at a time; failures become the batch's statuses;
+        configuration, timings and meta go into its record. A name already in the
+        dataset is refused unless ``overwrite``.
+        """
+        writer = sinks.dataset_writer(path, batch_name, overwrite=overwrite, meta={
+            "configuration": self.configuration, "timings": self.timings, "meta": self.meta})
+        for extraction_id, data in self.results.items():
+            writer.add(data, self.documents.get(extraction_id))
+        for failure in self.failures:
+            writer.add_failure(failure)
+        return writer.close()
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Batch:

@@ -34,7 +34,7 @@ from urllib3.util.retry import Retry
 from .._version import __version__
 from ..wire.content import SUFFIXES, sniff_content_type
 from ..wire.protocol import API_PREFIX, AUTH_HEADER, MAX_STATUS_IDS, StatusType
-from . import many, polling
+from . import many, polling, sinks
 from .documents import Document, build_request, expand, source_of
 from .errors import (
     InvalidResponse,
@@ -51,7 +51,6 @@ from .result import ExtractionRef, Result, extraction_id_of
 from .retries import DEFAULT_RETRIES, IDEMPOTENT_PATHS, retry_policy
 
 if TYPE_CHECKING:
-    from .batch import Batch
     from .local import LocalService
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "VaultAPI"]
@@ -362,7 +361,9 @@ class Client:
         chunk_size: int = MAX_STATUS_IDS,
         poll: float = DEFAULT_POLL,
         max_poll: float = DEFAULT_MAX_POLL,
-    ) -> Batch:
+        to: str | os.PathLike[str] | None = None,
+        batch_name: str | None = None,
+    ) -> Any:
         """Run many documents through the service; a `Batch` of results and failures.
 
         ``documents``: paths, globs (``"docs/*.pdf"``), folders, URLs, bytes,
@@ -372,12 +373,19 @@ class Client:
         fetched as they end. A document that fails (refused at trigger, ``error`` in
         the pipeline, not done within ``timeout``) goes to ``batch.failures`` with the
         reason; nothing aborts the batch.
+
+        With ``to=PATH``, results stream into the Parquet dataset at ``PATH`` as they
+        arrive (batch ``batch_name``, default the UTC start time), never all in memory,
+        and the `frames.Dataset` is returned instead of a `Batch`: the audits take it
+        as they take frames. A batch name already in the dataset is refused before
+        anything runs.
         """
+        sink = None if to is None else sinks.dataset_writer(to, batch_name)
         return many.extract_many(self, expand(documents), configuration_name=configuration_name,
                             configuration_id=configuration_id, classifier_id=classifier_id,
                             concurrency=concurrency, upload_first=upload_first,
                             timeout=timeout, progress=progress, chunk_size=chunk_size,
-                            poll=poll, max_poll=max_poll)
+                            poll=poll, max_poll=max_poll, sink=sink)
 
 
 class VaultAPI:

@@ -6,6 +6,12 @@ fetched as soon as its extraction ends. Whatever fails becomes a `Failure` of th
 where it failed, and a batch that ends with failures warns (`BatchFailures`). An error
 about every document (a wrong key, an unknown configuration or classifier, no service
 before any trigger got through) stops the batch at once and is raised.
+
+With a ``sink`` (`extract_many(..., to=PATH)`: a `sinks.dataset_writer`), each result
+goes to the sink as soon as it is fetched and is not kept: memory stays that of the
+results in flight, whatever the batch's size. The sink gets the failures at the end,
+with the batch's configuration and timings, and what its ``close`` returns (the
+`frames.Dataset`) is returned instead of the `Batch`.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from .errors import (
     WaitTimeout,
 )
 from .progress import progress_bar
+from .sinks import ResultSink
 
 if TYPE_CHECKING:
     from .client import Client
@@ -73,14 +80,17 @@ def extract_many(
     chunk_size: int,
     poll: float,
     max_poll: float,
-) -> Batch:
-    """The machinery of `Client.extract_many` (documents already expanded)."""
+    sink: ResultSink | None = None,
+) -> Any:
+    """The machinery of `Client.extract_many` (documents already expanded): the `Batch`,
+    or what ``sink.close()`` returns."""
     if (configuration_name is None) == (configuration_id is None):
         raise TypeError("give exactly one of configuration_name and configuration_id")
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     started_unix, start = time.time(), time.monotonic()
     results: dict[int, tuple[str, dict[str, Any]]] = {}
+    first_info: dict[str, Any] = {}  # the first result's extraction_info, when streamed
     failures: dict[int, Failure] = {}
     lock = threading.Lock()
     bar = progress_bar(len(sources), "triggering", progress)
@@ -158,6 +168,12 @@ def extract_many(
             finish(index, failure=Failure.from_error(sources[index].name, "fetch", exc,
                                                      extraction_id))
             return
+        if sink is not None:
+            # Out of the lock: the sink converts and writes a part every few hundred.
+            sink.add(data, sources[index].name)
+            if not first_info and isinstance(data.get("extraction_info"), dict):
+                first_info.update(data["extraction_info"])
+            data = {}  # streamed: not kept
         finish(index, result=(extraction_id, data))
 
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="servicetools")
@@ -225,7 +241,8 @@ def extract_many(
     )
     for index in sorted(results):
         extraction_id, data = results[index]
-        batch.results[extraction_id] = data
+        if sink is None:
+            batch.results[extraction_id] = data
         batch.documents[extraction_id] = sources[index].name
     batch.failures = [failures[index] for index in sorted(failures)]
     if batch.failures:
@@ -237,11 +254,17 @@ def extract_many(
                       f"failure ({count}) at {stage}{f' ({code})' if code else ''}, such as "
                       f"{example!r}. See batch.failures.", BatchFailures, stacklevel=3)
     first = next(iter(batch.results.values()), None)
-    if first is not None:
+    info = first.get("extraction_info", {}) if first is not None else first_info
+    if info:
         # The service's own record of what ran, whichever of name or id was given.
-        info = first.get("extraction_info", {})
         batch.configuration = {
             "name": info.get("used_extraction_configuration_name", configuration_name),
             "id": info.get("used_extraction_configuration_id", configuration_id),
         }
-    return batch
+    if sink is None:
+        return batch
+    for failure in batch.failures:
+        sink.add_failure(failure)
+    sink.meta.update(configuration=batch.configuration, timings=batch.timings,
+                     meta=batch.meta)
+    return sink.close()
