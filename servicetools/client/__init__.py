@@ -7,6 +7,7 @@
 `result`            `Result`: one extraction's result, its parts by name
 `batch`             `Batch` and `Failure`: many results, saved as JSON lines
 `many`              the machinery of `extract_many`
+`sinks`             where `extract_many(..., to=PATH)` streams results: a dataset
 `polling`           status rounds paced by how fast extractions finish
 `retries`           which calls are retried, and how
 `progress`          tqdm.auto progress bars
@@ -14,7 +15,7 @@
 ==================  ================================================================
 
 Needs only the core dependencies (requests, and the wire's jsonschema); never imports
-the service or the analysis side.
+the service, nor the analysis side but for the dataset writer `sinks` hands results to.
 """
 
 from . import errors
