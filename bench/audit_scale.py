@@ -153,6 +153,34 @@ def truth_frame(documents: int) -> object:
                          "value": "?"})
 
 
+# -- writing: streamed against held ------------------------------------------------------------
+def write(path: str, mode: str, results: int) -> dict[str, float]:
+    """``results`` of bench/frames.py's kind (20 fields, a 30 x 5 table) into a dataset:
+    ``stream`` adds each as it is made (as `extract_many(to=...)` does), ``batch`` holds
+    them all in a `Batch` first and calls `Batch.to_dataset`."""
+    import random
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import frames as synthetic  # bench/frames.py
+
+    from servicetools import Batch, frames
+
+    rng = random.Random(5)
+    config = synthetic.configuration()
+    start = time.perf_counter()
+    if mode == "stream":
+        writer = frames.DatasetWriter(path, "b")
+        for i in range(results):
+            writer.add(synthetic.result(rng, i, config))
+        writer.close()
+    else:
+        made = (synthetic.result(rng, i, config) for i in range(results))
+        batch = Batch(results={r["extraction_info"]["extraction_id"]: r for r in made})
+        batch.to_dataset(path, "b")
+    return {"total": time.perf_counter() - start,
+            "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
 # -- one run, in a child process ---------------------------------------------------------------
 def run(path: str, mode: str, documents: int) -> dict[str, float]:
     from servicetools import audit, frames
@@ -214,12 +242,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--values", type=int, default=10_000_000)
     parser.add_argument("--pandas-values", type=int, default=2_000_000)
+    parser.add_argument("--write", type=int, default=10_000,
+                        help="results written streamed and held, for the writer's memory")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--keep", help="write the datasets under this folder and keep them")
     args = parser.parse_args(argv)
     if args.child:
         mode, path, documents = args.child
-        print(json.dumps(run(path, mode, int(documents))))
+        if mode in ("stream", "batch"):
+            print(json.dumps(write(path, mode, int(documents))))
+        else:
+            print(json.dumps(run(path, mode, int(documents))))
         return
 
     root = Path(args.keep or tempfile.mkdtemp(prefix="audit-scale-"))
@@ -253,6 +286,13 @@ def main(argv: list[str] | None = None) -> None:
             print(f"at {small / 1e6:g} M values: pandas / dataset time = {speed:5.1f}x "
                   f"(goal >= 5x) {'ok' if speed >= 5 else 'MISSED'};  dataset / pandas peak "
                   f"memory = {memory:4.2f}x (goal <= 0.2x) {'ok' if memory <= 0.2 else 'MISSED'}")
+        print(f"writing {args.write:,} results (20 fields and a 30 x 5 table each) into a "
+              "dataset:")
+        for mode in ("stream", "batch"):
+            figures = child(str(root / f"write-{mode}"), mode, args.write)
+            label = ("streamed, as extract_many(to=...)" if mode == "stream"
+                     else "held in a Batch, then to_dataset")
+            print(f"  {label:36}{figures['total']:7.1f} s{figures['peak_mib']:9.0f} MiB peak")
         big = results[("dataset", args.values)]
         print(f"at {args.values / 1e6:g} M values: the dataset path's audits took "
               f"{big['total']:.1f} s (goal < 60 s) {'ok' if big['total'] < 60 else 'MISSED'}")
