@@ -380,7 +380,9 @@ class Client:
         as they take frames. A batch name already in the dataset is refused before
         anything runs.
         """
-        sink = None if to is None else sinks.dataset_writer(to, batch_name)
+        # A malformed part of one result leaves NA where it is (frames' errors="ignore")
+        # rather than stop a run of a million documents halfway.
+        sink = None if to is None else sinks.dataset_writer(to, batch_name, errors="ignore")
         return many.extract_many(self, expand(documents), configuration_name=configuration_name,
                             configuration_id=configuration_id, classifier_id=classifier_id,
                             concurrency=concurrency, upload_first=upload_first,

@@ -31,9 +31,11 @@ class ResultSink(Protocol):
 
 
 def dataset_writer(path: str | os.PathLike[str], batch: str | None = None, *,
-                   overwrite: bool = False, meta: dict[str, Any] | None = None
-                   ) -> ResultSink:
-    """A `frames.DatasetWriter` for one batch of the dataset at ``path``."""
+                   overwrite: bool = False, meta: dict[str, Any] | None = None,
+                   errors: str = "raise") -> ResultSink:
+    """A `frames.DatasetWriter` for one batch of the dataset at ``path``; ``errors`` as
+    the frames take it."""
     from ..analysis.frames.dataset import DatasetWriter
 
-    return DatasetWriter(path, batch, overwrite=overwrite, meta=meta)
+    return DatasetWriter(path, batch, overwrite=overwrite, meta=meta,
+                         errors="ignore" if errors == "ignore" else "raise")
