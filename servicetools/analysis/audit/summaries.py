@@ -35,7 +35,8 @@ def scorecard(fields: Any, cells: pd.DataFrame | None = None, *, threshold: floa
 
     ``n_documents`` counts the extractions whose configuration has the target;
     ``fill_rate`` is, for a field, the share of those with a non-blank value, and for a
-    table column the share of its cells that are not blank. ``share_below`` is the share
+    table column the share of its cells that are not blank (NaN for a group of both,
+    ``by="configuration_name"``). ``share_below`` is the share
     of values (with a confidence) under ``threshold``; ``pass_rate`` the share passing
     validation. ``correction_rate`` is the share of values whose ``value_id`` the
     ``corrections`` ledger changed (NaN without a ledger). ``targets`` (`frames.targets`)
@@ -92,10 +93,11 @@ def _extractions_per_configuration(work: pd.DataFrame, targets: pd.DataFrame | N
 def _documents_per_group(work: pd.DataFrame, keys: list[str], targets: pd.DataFrame | None
                          ) -> pd.Series:
     per_config = _extractions_per_configuration(work, targets)
-    configs = work[keys + ["configuration_id"]].copy()
-    configs["configuration_id"] = configs["configuration_id"].astype(object).fillna("")
+    configs = work[keys].copy()
+    # A column of its own: by="configuration_id" keeps its key (NA too) apart.
+    configs["_configuration"] = work["configuration_id"].astype(object).fillna("")
     configs = configs.drop_duplicates()
-    configs["n"] = configs["configuration_id"].map(per_config).fillna(0)
+    configs["n"] = configs["_configuration"].map(per_config).fillna(0)
     return configs.groupby(keys, observed=True)["n"].sum()
 
 
@@ -109,7 +111,11 @@ def _fill_rates(work: pd.DataFrame, keys: list[str], targets: pd.DataFrame | Non
         keys, observed=True).size().reindex(groups, fill_value=0)
     documents = _documents_per_group(work, keys, targets).reindex(groups)
     rates = found / documents.replace(0, np.nan)
-    return pd.concat([rates, cells]) if len(cells) else rates
+    if not len(cells):
+        return rates
+    both = pd.concat([rates, cells])
+    # A group of fields and cells (by="configuration_name") has no one fill rate: NaN.
+    return both.loc[~both.index.duplicated(keep=False)]
 
 
 def _top_conditions(work: pd.DataFrame, keys: list[str]) -> pd.Series:
@@ -179,7 +185,8 @@ def failures(fields: Any, cells: pd.DataFrame | None = None, *, examples: int = 
     for group_key, group in exploded.groupby(index_names, observed=True, sort=True):
         key_tuple = group_key if isinstance(group_key, tuple) else (group_key,)
         target_key = key_tuple[:-1] if len(keys) > 1 else key_tuple[0]
-        common = Counter(v for v in group["value"] if v is not None).most_common(examples)
+        # A missing value (NaN in the frame of records) is no example.
+        common = Counter(v for v in group["value"] if isinstance(v, str)).most_common(examples)
         docs = list(dict.fromkeys(d for d in group["document_name"] if isinstance(d, str)))
         rows.append({**dict(zip(index_names, key_tuple, strict=True)),
                      "kind": group["kind"].iloc[0], "n": len(group),
@@ -187,12 +194,15 @@ def failures(fields: Any, cells: pd.DataFrame | None = None, *, examples: int = 
                      "n_documents": group["extraction_id"].nunique(),
                      "examples": tuple(v for v, _ in common),
                      "documents": tuple(docs[:examples])})
+    if not rows:  # failures, but none with every key (by="header": fields have none)
+        return empty_summary(FAILURE_COLUMNS, index_names)
     out = pd.DataFrame(rows)
     order = {k: i for i, k in enumerate(totals.index)}
     out["_order"] = [order.get(tuple(r[k] for k in keys) if len(keys) > 1 else r[keys[0]], 0)
                      for _, r in out.iterrows()]
     out = out.sort_values(["_order", "n"], ascending=[True, False], kind="stable")
-    out = out.drop(columns="_order").set_index(index_names)
+    # drop=False: by=("kind", ...) keeps its kind column too
+    out = out.drop(columns="_order").set_index(index_names, drop=False)
     out["n"] = out["n"].astype(np.int64)
     out["n_documents"] = out["n_documents"].astype(np.int64)
     return out[list(FAILURE_COLUMNS)]
