@@ -11,6 +11,7 @@ import pandas as pd
 from .. import frames
 from .arguments import check_rate
 from .ground_truth import latest_entries
+from .pushdown import is_dataset
 from .work import By, categorical_names, empty_summary, group_keys, work_frame
 
 __all__ = [
@@ -41,7 +42,14 @@ def scorecard(fields: Any, cells: pd.DataFrame | None = None, *, threshold: floa
     validation. ``correction_rate`` is the share of values whose ``value_id`` the
     ``corrections`` ledger changed (NaN without a ledger). ``targets`` (`frames.targets`)
     adds extractions in which a target has no value at all to the denominators.
+
+    A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
+    if is_dataset(fields):
+        from . import summaries_sql  # it imports this module: imported when first needed
+
+        return summaries_sql.scorecard(fields, cells, threshold=threshold,
+                                       corrections=corrections, targets=targets, by=by)
     check_rate("threshold", threshold)
     work = work_frame(fields, cells)
     keys = group_keys(by)
@@ -154,7 +162,13 @@ def failures(fields: Any, cells: pd.DataFrame | None = None, *, examples: int = 
     counts under both), ``share`` is ``n`` over the target's values, ``n_documents`` the
     extractions affected; ``examples`` holds up to ``examples`` distinct failed values,
     most frequent first, and ``documents`` up to as many document names.
+
+    A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
+    if is_dataset(fields):
+        from . import summaries_sql
+
+        return summaries_sql.failures(fields, cells, examples=examples, by=by)
     work = work_frame(fields, cells)
     keys = group_keys(by)
     index_names = keys + ["condition"]
@@ -218,7 +232,13 @@ def documents(fields: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
 
     ``fill_rate`` and ``failure_rate`` are over the extraction's values and cells;
     ``failed_targets`` names the targets with a failed value, in configuration order.
+
+    A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
+    if is_dataset(fields):
+        from . import summaries_sql
+
+        return summaries_sql.documents(fields, cells)
     work = work_frame(fields, cells)
     if work.empty:
         return empty_summary(DOCUMENT_COLUMNS, "extraction_id")
