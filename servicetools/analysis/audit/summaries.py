@@ -18,6 +18,7 @@ __all__ = [
     "DOCUMENT_COLUMNS",
     "FAILURE_COLUMNS",
     "SCORECARD_COLUMNS",
+    "corrected_ids",
     "documents",
     "failures",
     "scorecard",
@@ -135,7 +136,9 @@ def _top_conditions(work: pd.DataFrame, keys: list[str]) -> pd.Series:
     return counts.drop_duplicates(keys).set_index(keys)["condition"]
 
 
-def _corrected_ids(corrections: pd.DataFrame) -> set[Any]:
+def corrected_ids(corrections: pd.DataFrame) -> set[Any]:
+    """The ``value_id`` of each value the ledger changed (its latest entry's new value
+    is not the old one); `scorecard`'s ``correction_rate`` counts them."""
     ledger = latest_entries(corrections)
     changed = ledger["old_value"].astype(object).fillna("") != ledger["new_value"].astype(
         object).fillna("")
@@ -146,7 +149,7 @@ def _correction_rates(work: pd.DataFrame, keys: list[str], corrections: pd.DataF
                       ) -> pd.Series:
     if corrections is None:
         return pd.Series(np.nan, index=work.groupby(keys, observed=True).size().index)
-    corrected = work["value_id"].isin(_corrected_ids(corrections))
+    corrected = work["value_id"].isin(corrected_ids(corrections))
     return corrected.groupby([work[k] for k in keys], observed=True).mean()
 
 

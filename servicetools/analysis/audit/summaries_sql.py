@@ -46,7 +46,7 @@ from .summaries import (
     DOCUMENT_COLUMNS,
     FAILURE_COLUMNS,
     SCORECARD_COLUMNS,
-    _corrected_ids,
+    corrected_ids,
 )
 from .work import By, categorical_names, empty_summary, group_keys
 
@@ -143,8 +143,8 @@ def _register_pairs(con: duckdb.DuckDBPyConnection, targets: pd.DataFrame | None
 
 
 def _register_corrected(con: duckdb.DuckDBPyConnection, corrections: pd.DataFrame) -> None:
-    """The ids of the values the ledger changed (`summaries._corrected_ids`) as a table."""
-    ids = sorted(v for v in _corrected_ids(corrections) if isinstance(v, str))
+    """The ids of the values the ledger changed (`summaries.corrected_ids`) as a table."""
+    ids = sorted(v for v in corrected_ids(corrections) if isinstance(v, str))
     con.register("_corrected", pa.table({"value_id": pa.array(ids, type=pa.string())}))
 
 
