@@ -322,13 +322,33 @@ def _failures_sql(keys: list[str]) -> str:
             WHERE document_name IS NOT NULL GROUP BY {kc}, document_name
             QUALIFY row_number() OVER (PARTITION BY {kc} ORDER BY o) <= $examples)
         GROUP BY ALL),
-    totals AS (SELECT {k}, count(*) AS total, min("order") AS first_row FROM work
-               WHERE {where_keys(keys)} GROUP BY ALL)
+    totals AS ({_totals_sql(keys)})
     SELECT c.*, e.examples, d.documents, t.total, t.first_row FROM counts c
     JOIN totals t ON {on_totals}
     LEFT JOIN examples e ON {on.format(t="e")}
     LEFT JOIN docs d ON {on.format(t="d")}
     """
+
+
+#: The columns a target label is made of (`_TARGET_LABEL`).
+_LABEL_PARTS = ("kind", "target_name", "target_id", "header", "column")
+
+
+def _totals_sql(keys: list[str]) -> str:
+    """The values of each group and its first row, over the whole work view.
+
+    By ``target``, counted per the label's parts first, then labelled: the counts add
+    up, and labelling a few parts instead of every cell saves a quarter of the scan.
+    """
+    if "target" not in keys:
+        return (f'SELECT {_columns(keys)}, count(*) AS total, min("order") AS first_row '
+                f"FROM work WHERE {where_keys(keys)} GROUP BY ALL")
+    inner = _columns(list(dict.fromkeys([*(k for k in keys if k != "target"), *_LABEL_PARTS])))
+    outer = ", ".join(f"{_TARGET_LABEL} AS target" if k == "target" else quote(k)
+                      for k in keys)
+    return (f"SELECT {outer}, sum(n)::BIGINT AS total, min(first_row) AS first_row FROM ("
+            f'SELECT {inner}, count(*) AS n, min("order") AS first_row FROM work '
+            f"GROUP BY ALL) GROUP BY ALL HAVING {where_keys(keys)}")
 
 
 def failures(data: Dataset, cells: pd.DataFrame | None = None, *, examples: int = 3,
