@@ -151,6 +151,22 @@ def test_documents_by_hand(hand: list[dict[str, Any]]) -> None:
     assert c["document_name"] == "invoices/c.pdf" and c["configuration_name"] == "hand"
 
 
+def test_summaries_by_keys_that_span_fields_and_cells(hand: list[dict[str, Any]]) -> None:
+    # Found comparing with the dataset path (issue 16): these used to raise.
+    f, c = frames.fields(hand), frames.cells(hand)
+    card = audit.scorecard(f, c, by="configuration_name")
+    # e-a and e-c are of "hand"; a group of fields and cells has no one fill rate.
+    assert card["n_documents"].tolist() == [2] and math.isnan(card["fill_rate"].iloc[0])
+    assert audit.scorecard(f, c, by="configuration_id")["n_values"].tolist() == [16]
+    by_kind = audit.failures(f, c, by=("kind", "target"))
+    assert by_kind["kind"].tolist() == ["field", "field", "field", "cell"]
+    # Only cells have a header: the fields' failures are left out, none of them raises.
+    assert list(audit.failures(f, by="header").index) == []
+    missing = f.assign(value=f["value"].where(f["value_id"] != "v-a3"))
+    # A failed value that is missing is no example (it used to be NaN).
+    assert audit.failures(missing)["examples"].tolist() == [(), ("Due 31.02.2024",), ("",)]
+
+
 def test_empty_summaries_keep_their_columns() -> None:
     empty = frames.fields([])
     assert tuple(audit.scorecard(empty).columns) == audit.SCORECARD_COLUMNS

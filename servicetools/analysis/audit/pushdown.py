@@ -30,7 +30,19 @@ from ..frames.dtypes import STRING
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["connect", "group_ranks", "is_dataset", "quote", "sorted_groups", "where_keys"]
+__all__ = [
+    "WORK_CATEGORIES",
+    "WORK_KEYS",
+    "WORK_VALUES",
+    "connect",
+    "group_index",
+    "group_ranks",
+    "is_dataset",
+    "key_ranks",
+    "quote",
+    "sorted_groups",
+    "where_keys",
+]
 
 
 def is_dataset(obj: Any) -> bool:
@@ -82,6 +94,80 @@ def sorted_groups(frame: pd.DataFrame, keys: Sequence[str],
         levels.append(pd.Categorical(frame[k].astype(object), categories=categories))
     if len(keys) == 1:
         index: pd.Index = pd.CategoricalIndex(levels[0], name=keys[0])
+    else:
+        index = pd.MultiIndex.from_arrays(levels, names=keys)
+    return frame.drop(columns=keys).set_index(index)
+
+
+#: The ``work`` view's columns that the work frame holds as categoricals, their
+#: categories in first-seen order: pandas sorts their groups by that order.
+WORK_CATEGORIES: tuple[str, ...] = (
+    "kind", "target", "target_name", "header", "document_name", "extraction_name",
+    "configuration_id", "configuration_name", "target_id", "condition")
+#: The other columns of the view a work frame is grouped by, sorted by value, with the
+#: dtype of the work frame's column (and so of pandas' group index).
+WORK_VALUES: dict[str, Any] = {"extraction_id": STRING, "value": STRING, "value_id": STRING,
+                               "column": "Int64"}
+#: Every key an audit of a dataset can group by.
+WORK_KEYS: tuple[str, ...] = WORK_CATEGORIES + tuple(WORK_VALUES)
+
+
+def key_ranks(con: duckdb.DuckDBPyConnection, keys: Sequence[str], source: str = "work",
+              where: str = "TRUE") -> dict[str, dict[Any, int]]:
+    """Each key's values ranked as pandas' ``groupby(sort=True)`` of the work frame
+    sorts them: a categorical's (`WORK_CATEGORIES`) by first-seen row, as `group_ranks`
+    does, in one scan for all of them; any other key's by value."""
+    out: dict[str, dict[Any, int]] = {}
+    named = [k for k in dict.fromkeys(keys) if k in WORK_CATEGORIES]
+    if named:
+        # One GROUPING SETS query: each key's values with the row they are first seen in.
+        rows = con.execute(
+            f"SELECT {', '.join(quote(k) for k in named)}, GROUPING_ID("
+            f"{', '.join(quote(k) for k in named)}) AS set_id, min({quote('order')}) "
+            f"FROM {source} WHERE {where} GROUP BY GROUPING SETS ("
+            f"{', '.join(f'({quote(k)})' for k in named)}) ORDER BY min({quote('order')})"
+            ).fetchall()
+        width = len(named)
+        for at, k in enumerate(named):
+            # GROUPING_ID sets a bit (the first key highest) for each key not grouped.
+            mine = ((1 << width) - 1) ^ (1 << (width - 1 - at))
+            values = [row[at] for row in rows if row[width] == mine and row[at] is not None]
+            out[k] = {value: rank for rank, value in enumerate(values)}
+    for k in dict.fromkeys(keys):
+        if k not in out:
+            values = [v for (v,) in con.execute(
+                f"SELECT DISTINCT {quote(k)} FROM {source} WHERE {where} "
+                f"AND {quote(k)} IS NOT NULL").fetchall()]
+            out[k] = {value: rank for rank, value in enumerate(sorted(values))}
+    return out
+
+
+def group_index(frame: pd.DataFrame, keys: Sequence[str], ranks: dict[str, dict[Any, int]]
+                ) -> pd.DataFrame:
+    """``frame`` (one row per group, keys as columns) sorted and indexed exactly as
+    pandas' ``groupby(keys, observed=True, sort=True)`` of the whole work frame indexes it.
+
+    Unlike `sorted_groups`, a categorical level keeps every value of its key (``ranks``),
+    as pandas keeps a categorical's categories on each level of a MultiIndex, also those
+    no group uses because their rows miss another key; a key that is not categorical
+    (`WORK_VALUES`) has its own dtype.
+    """
+    keys = list(keys)
+    order = np.lexsort([frame[k].map(ranks[k]).to_numpy(dtype=float) for k in reversed(keys)]
+                       ) if len(frame) else np.arange(0)
+    frame = frame.iloc[order].reset_index(drop=True)
+    levels: list[Any] = []
+    for k in keys:
+        values = frame[k].to_numpy(dtype=object)
+        if k in WORK_VALUES:
+            levels.append(pd.Index(values, dtype=WORK_VALUES[k], name=k))
+        else:
+            used = [v for v, _ in sorted(ranks[k].items(), key=lambda item: item[1])]
+            levels.append(pd.Categorical(values, categories=pd.Index(used, dtype=STRING)))
+    if len(keys) == 1:
+        level = levels[0]
+        index: pd.Index = (pd.CategoricalIndex(level, name=keys[0])
+                           if isinstance(level, pd.Categorical) else level)
     else:
         index = pd.MultiIndex.from_arrays(levels, names=keys)
     return frame.drop(columns=keys).set_index(index)

@@ -11,12 +11,14 @@ import pandas as pd
 from .. import frames
 from .arguments import check_rate
 from .ground_truth import latest_entries
+from .pushdown import is_dataset
 from .work import By, categorical_names, empty_summary, group_keys, work_frame
 
 __all__ = [
     "DOCUMENT_COLUMNS",
     "FAILURE_COLUMNS",
     "SCORECARD_COLUMNS",
+    "corrected_ids",
     "documents",
     "failures",
     "scorecard",
@@ -35,12 +37,20 @@ def scorecard(fields: Any, cells: pd.DataFrame | None = None, *, threshold: floa
 
     ``n_documents`` counts the extractions whose configuration has the target;
     ``fill_rate`` is, for a field, the share of those with a non-blank value, and for a
-    table column the share of its cells that are not blank. ``share_below`` is the share
+    table column the share of its cells that are not blank (NaN for a group of both,
+    ``by="configuration_name"``). ``share_below`` is the share
     of values (with a confidence) under ``threshold``; ``pass_rate`` the share passing
     validation. ``correction_rate`` is the share of values whose ``value_id`` the
     ``corrections`` ledger changed (NaN without a ledger). ``targets`` (`frames.targets`)
     adds extractions in which a target has no value at all to the denominators.
+
+    A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
+    if is_dataset(fields):
+        from . import summaries_sql  # it imports this module: imported when first needed
+
+        return summaries_sql.scorecard(fields, cells, threshold=threshold,
+                                       corrections=corrections, targets=targets, by=by)
     check_rate("threshold", threshold)
     work = work_frame(fields, cells)
     keys = group_keys(by)
@@ -92,10 +102,11 @@ def _extractions_per_configuration(work: pd.DataFrame, targets: pd.DataFrame | N
 def _documents_per_group(work: pd.DataFrame, keys: list[str], targets: pd.DataFrame | None
                          ) -> pd.Series:
     per_config = _extractions_per_configuration(work, targets)
-    configs = work[keys + ["configuration_id"]].copy()
-    configs["configuration_id"] = configs["configuration_id"].astype(object).fillna("")
+    configs = work[keys].copy()
+    # A column of its own: by="configuration_id" keeps its key (NA too) apart.
+    configs["_configuration"] = work["configuration_id"].astype(object).fillna("")
     configs = configs.drop_duplicates()
-    configs["n"] = configs["configuration_id"].map(per_config).fillna(0)
+    configs["n"] = configs["_configuration"].map(per_config).fillna(0)
     return configs.groupby(keys, observed=True)["n"].sum()
 
 
@@ -109,7 +120,11 @@ def _fill_rates(work: pd.DataFrame, keys: list[str], targets: pd.DataFrame | Non
         keys, observed=True).size().reindex(groups, fill_value=0)
     documents = _documents_per_group(work, keys, targets).reindex(groups)
     rates = found / documents.replace(0, np.nan)
-    return pd.concat([rates, cells]) if len(cells) else rates
+    if not len(cells):
+        return rates
+    both = pd.concat([rates, cells])
+    # A group of fields and cells (by="configuration_name") has no one fill rate: NaN.
+    return both.loc[~both.index.duplicated(keep=False)]
 
 
 def _top_conditions(work: pd.DataFrame, keys: list[str]) -> pd.Series:
@@ -121,7 +136,9 @@ def _top_conditions(work: pd.DataFrame, keys: list[str]) -> pd.Series:
     return counts.drop_duplicates(keys).set_index(keys)["condition"]
 
 
-def _corrected_ids(corrections: pd.DataFrame) -> set[Any]:
+def corrected_ids(corrections: pd.DataFrame) -> set[Any]:
+    """The ``value_id`` of each value the ledger changed (its latest entry's new value
+    is not the old one); `scorecard`'s ``correction_rate`` counts them."""
     ledger = latest_entries(corrections)
     changed = ledger["old_value"].astype(object).fillna("") != ledger["new_value"].astype(
         object).fillna("")
@@ -132,7 +149,7 @@ def _correction_rates(work: pd.DataFrame, keys: list[str], corrections: pd.DataF
                       ) -> pd.Series:
     if corrections is None:
         return pd.Series(np.nan, index=work.groupby(keys, observed=True).size().index)
-    corrected = work["value_id"].isin(_corrected_ids(corrections))
+    corrected = work["value_id"].isin(corrected_ids(corrections))
     return corrected.groupby([work[k] for k in keys], observed=True).mean()
 
 
@@ -148,7 +165,13 @@ def failures(fields: Any, cells: pd.DataFrame | None = None, *, examples: int = 
     counts under both), ``share`` is ``n`` over the target's values, ``n_documents`` the
     extractions affected; ``examples`` holds up to ``examples`` distinct failed values,
     most frequent first, and ``documents`` up to as many document names.
+
+    A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
+    if is_dataset(fields):
+        from . import summaries_sql
+
+        return summaries_sql.failures(fields, cells, examples=examples, by=by)
     work = work_frame(fields, cells)
     keys = group_keys(by)
     index_names = keys + ["condition"]
@@ -179,7 +202,8 @@ def failures(fields: Any, cells: pd.DataFrame | None = None, *, examples: int = 
     for group_key, group in exploded.groupby(index_names, observed=True, sort=True):
         key_tuple = group_key if isinstance(group_key, tuple) else (group_key,)
         target_key = key_tuple[:-1] if len(keys) > 1 else key_tuple[0]
-        common = Counter(v for v in group["value"] if v is not None).most_common(examples)
+        # A missing value (NaN in the frame of records) is no example.
+        common = Counter(v for v in group["value"] if isinstance(v, str)).most_common(examples)
         docs = list(dict.fromkeys(d for d in group["document_name"] if isinstance(d, str)))
         rows.append({**dict(zip(index_names, key_tuple, strict=True)),
                      "kind": group["kind"].iloc[0], "n": len(group),
@@ -187,12 +211,15 @@ def failures(fields: Any, cells: pd.DataFrame | None = None, *, examples: int = 
                      "n_documents": group["extraction_id"].nunique(),
                      "examples": tuple(v for v, _ in common),
                      "documents": tuple(docs[:examples])})
+    if not rows:  # failures, but none with every key (by="header": fields have none)
+        return empty_summary(FAILURE_COLUMNS, index_names)
     out = pd.DataFrame(rows)
     order = {k: i for i, k in enumerate(totals.index)}
     out["_order"] = [order.get(tuple(r[k] for k in keys) if len(keys) > 1 else r[keys[0]], 0)
                      for _, r in out.iterrows()]
     out = out.sort_values(["_order", "n"], ascending=[True, False], kind="stable")
-    out = out.drop(columns="_order").set_index(index_names)
+    # drop=False: by=("kind", ...) keeps its kind column too
+    out = out.drop(columns="_order").set_index(index_names, drop=False)
     out["n"] = out["n"].astype(np.int64)
     out["n_documents"] = out["n_documents"].astype(np.int64)
     return out[list(FAILURE_COLUMNS)]
@@ -208,7 +235,13 @@ def documents(fields: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
 
     ``fill_rate`` and ``failure_rate`` are over the extraction's values and cells;
     ``failed_targets`` names the targets with a failed value, in configuration order.
+
+    A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
+    if is_dataset(fields):
+        from . import summaries_sql
+
+        return summaries_sql.documents(fields, cells)
     work = work_frame(fields, cells)
     if work.empty:
         return empty_summary(DOCUMENT_COLUMNS, "extraction_id")
