@@ -30,7 +30,8 @@ from ..frames.dtypes import STRING
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["connect", "group_ranks", "is_dataset", "quote", "sorted_groups", "where_keys"]
+__all__ = ["connect", "frames_of", "group_ranks", "is_dataset", "quote", "sorted_groups",
+           "where_keys"]
 
 
 def is_dataset(obj: Any) -> bool:
@@ -85,3 +86,12 @@ def sorted_groups(frame: pd.DataFrame, keys: Sequence[str],
     else:
         index = pd.MultiIndex.from_arrays(levels, names=keys)
     return frame.drop(columns=keys).set_index(index)
+
+
+def frames_of(data: Any) -> Any:
+    """A dataset as its frames (fields, cells), read into memory; anything else as it is.
+
+    For an audit of two sides of which only one is a dataset: the other side's frames
+    are in memory already, and the in-memory path compares them.
+    """
+    return (data.fields(), data.cells()) if is_dataset(data) else data

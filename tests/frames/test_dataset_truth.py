@@ -1,0 +1,192 @@
+"""The audits against the truth, and drift and compare, on a `frames.Dataset` (issue 16).
+
+Each property writes generated batches as a dataset (two or three batches: several
+targets, multi-valued fields, blanks, missing confidences, ties, failed validations,
+tables with and without headers, documents named apart from their extractions), runs
+the audit on the dataset (DuckDB) and on the frames of the same rows in memory, and
+asserts the two frames are equal: same index, columns, dtypes, order and values.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from servicetools import audit, frames
+from servicetools.analysis.audit.figures_sql import exact_mean
+from servicetools.analysis.audit.shift_sql import aligned
+from servicetools.analysis.audit.significance import ks_counts, mann_whitney_counts
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+ABSENT = object()
+#: Few confidences, so ties are common; 0.1, 0.7 and 0.95 have no exact binary value.
+CONFIDENCE = st.sampled_from([ABSENT, None, 0.1, 0.25, 0.5, 0.5, 0.7, 0.9, 0.95, 1.0])
+TEXT = st.sampled_from(["INV-1", "inv-1", " INV-1 ", "", "  ", "10.00", "red", "blue"])
+#: Document names: the same file in two folders (c.pdf), and one path a suffix of another.
+NAMES = ["a.pdf", "inv/a.pdf", "b.pdf", "x/c.pdf", "y/c.pdf", "d.pdf"]
+#: (target id, name, multiple); a target without a name goes by its id.
+FIELDS = [("f-number", "Number", False), ("f-tags", "Tags", True), ("f-anon", None, False)]
+#: (target id, name, headers); a cell at a position without a header is "column <n>".
+TABLES = [("t-items", "Items", ["Description", "Amount"]), ("t-anon", None, ["H0"])]
+
+
+def configuration(config_id: str) -> dict[str, Any]:
+    targets: list[dict[str, Any]] = []
+    for target_id, name, _ in FIELDS:
+        targets.append({"id": target_id, "type": "field", **({"name": name} if name else {})})
+    for target_id, name, headers in TABLES:
+        targets.append({"id": target_id, "type": "table", **({"name": name} if name else {}),
+                        "header_schema": [{"id": f"h{i}", "name": h, "position": i}
+                                          for i, h in enumerate(headers)]})
+    return {"id": config_id, "name": f"config {config_id}", "extraction_targets": targets}
+
+
+@st.composite
+def value(draw: st.DrawFn, value_id: str, key: str) -> dict[str, Any]:
+    text = draw(TEXT)
+    out: dict[str, Any] = {"id": value_id, key: text}
+    verdict = draw(st.sampled_from([True, True, False, None]))
+    if verdict is not None:
+        out["validation_passed"] = verdict
+        out["validation_messages"] = [] if verdict else draw(st.sampled_from([
+            [f"`{text}` is not valid"], [f"`{text}` is not valid", "`{text}` is empty"]]))
+    confidence = draw(CONFIDENCE)
+    if confidence is not ABSENT:
+        out["confidence"] = confidence
+    return out
+
+
+@st.composite
+def result(draw: st.DrawFn, extraction_id: str) -> dict[str, Any]:
+    targets: list[dict[str, Any]] = []
+    for target_id, _, multiple in FIELDS:
+        if draw(st.integers(0, 5)) == 0:
+            continue  # a target the result lacks
+        count = draw(st.integers(0, 3)) if multiple else 1
+        targets.append({"id": f"{extraction_id}-x-{target_id}", "type": "field",
+                        "used_extraction_target_id": target_id, "extracted_values": [
+                            draw(value(f"{extraction_id}-{target_id}-{i}", "extracted_field"))
+                            for i in range(count)]})
+    for target_id, _, headers in TABLES:
+        if draw(st.integers(0, 3)) == 0:
+            continue
+        cells = []
+        for table in range(draw(st.integers(1, 2))):
+            places = draw(st.sets(st.tuples(st.integers(0, 3), st.integers(0, len(headers))),
+                                  max_size=6))
+            for row, column in sorted(places):
+                cell = draw(value(f"{extraction_id}-{target_id}-{table}-{row}-{column}",
+                                  "extracted_cell"))
+                cells.append({**cell, "table_id": f"{extraction_id}-{target_id}-{table}",
+                              "row": row, "column": column})
+        targets.append({"id": f"{extraction_id}-x-{target_id}", "type": "table",
+                        "used_extraction_target_id": target_id, "extracted_values": cells})
+    for target in targets:
+        confidence = draw(CONFIDENCE)
+        if confidence is not ABSENT:
+            target["confidence"] = confidence
+    out: dict[str, Any] = {
+        "extraction_info": {"extraction_id": extraction_id,
+                            "extraction_name": draw(st.sampled_from(NAMES))},
+        "extracted_targets": targets, "creation_unix_timestamp": 1767225600.0}
+    config_id = draw(st.sampled_from(["cfg-1", "cfg-1", "cfg-2", None]))
+    if config_id is not None:
+        out["used_extraction_configuration"] = configuration(config_id)
+    return out
+
+
+@st.composite
+def batch(draw: st.DrawFn, name: str) -> SimpleNamespace:
+    """A `Batch` as `frames` reads one: results by extraction id, and the names of their
+    documents, which may differ from the extraction names."""
+    results = {}
+    documents = {}
+    for n in range(draw(st.integers(0, 5))):
+        extraction_id = f"{name}-e{n}"
+        results[extraction_id] = draw(result(extraction_id))
+        document = draw(st.sampled_from([None, None, *NAMES, "scans/b.pdf"]))
+        if document is not None:
+            documents[extraction_id] = document
+    return SimpleNamespace(results=results, documents=documents)
+
+
+BATCHES = st.lists(st.sampled_from(["monday", "tuesday", "wednesday"]), min_size=2,
+                   max_size=3, unique=True).flatmap(
+    lambda names: st.tuples(*[st.tuples(st.just(n), batch(n)) for n in names]))
+
+
+@contextmanager
+def written(batches: tuple[tuple[str, SimpleNamespace], ...]) -> Iterator[frames.Dataset]:
+    with tempfile.TemporaryDirectory() as folder:
+        ds = None
+        for name, data in batches:
+            ds = frames.write_dataset(data, folder, batch=name)
+        assert ds is not None
+        yield ds
+
+
+def in_memory(ds: frames.Dataset) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return ds.fields(), ds.cells()
+
+
+#: Means of confidences: pandas adds a group's values in row order (Kahan's sum), the
+#: dataset path its distinct values times their counts, each within an ulp or two of the
+#: exact sum (`figures_sql`); every other column is equal to the last bit.
+MEANS = ("confidence_before", "confidence_after", "confidence_shift", "confidence_a",
+         "confidence_b", "confidence_delta")
+
+
+def assert_same(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    means = [c for c in MEANS if c in want.columns]
+    pd.testing.assert_frame_equal(got.drop(columns=means), want.drop(columns=means),
+                                  check_exact=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-13, atol=1e-15)
+
+
+# -- drift -----------------------------------------------------------------------------------
+@SETTINGS
+@given(BATCHES, st.sampled_from(["mannwhitney", "ks"]),
+       st.sampled_from(["target", ["kind", "target"], "target_name"]))
+def test_drift_of_two_batches_is_the_in_memory_drift(
+        batches: tuple[tuple[str, SimpleNamespace], ...], test: str, by: Any) -> None:
+    with written(batches) as ds:
+        before, after = ds.select(batches[0][0]), ds.select(batches[-1][0])
+        got = audit.drift(before, after, test=test, by=by)  # type: ignore[arg-type]
+        want = audit.drift(in_memory(before), in_memory(after), test=test,  # type: ignore[arg-type]
+                           by=by)
+        assert_same(got, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.1, 0.5, 0.7, 0.9, 1.0, math.nan, math.inf])),
+       st.lists(st.sampled_from([0.1, 0.2, 0.5, 0.9, math.nan])))
+def test_the_tests_from_counts_are_the_tests_of_the_samples(x: list[float],
+                                                            y: list[float]) -> None:
+    def counted(sample: list[float]) -> tuple[np.ndarray, np.ndarray]:
+        values, counts = np.unique(np.asarray(sample, dtype=float), return_counts=True)
+        keep = ~np.isnan(values)  # as the dataset counts: NULL and NaN left out
+        return values[keep], counts[keep]
+
+    both = aligned(counted(x), counted(y))
+    for from_counts, from_samples in ((mann_whitney_counts, audit.mann_whitney),
+                                      (ks_counts, audit.ks_2samp)):
+        got, want = from_counts(*both), from_samples(x, y)
+        assert all(g == w or (math.isnan(g) and math.isnan(w))
+                   for g, w in zip(got, want, strict=True))
+
+
+def test_a_mean_from_counts_is_the_sum_rounded_once() -> None:
+    # 0.1 * 3 + 0.7 is 1.0 exactly in decimals; the doubles' exact sum rounds to 1.0.
+    assert exact_mean(np.array([0.1, 0.7]), np.array([3, 1])) == 0.25
+    assert math.isnan(exact_mean(np.zeros(0), np.zeros(0, dtype=np.int64)))
+    assert exact_mean(np.array([0.5, math.inf]), np.array([1, 1])) == math.inf
