@@ -153,6 +153,80 @@ def assert_same(got: pd.DataFrame, want: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-13, atol=1e-15)
 
 
+#: Truth documents: some match the batches' names (by path suffix), some match none, and
+#: c.pdf matches both x/c.pdf and y/c.pdf (each has one truth, no tie the other way).
+TRUTH_DOCUMENTS = ["a.pdf", "inv/a.pdf", "b.pdf", "c.pdf", "docs/d.pdf", "e.pdf"]
+
+
+def document_names(batches: tuple[tuple[str, SimpleNamespace], ...]) -> list[str]:
+    """The names the batches give their documents (where the truth finds them)."""
+    return sorted({data.documents.get(key) or r["extraction_info"]["extraction_name"]
+                   for _, data in batches for key, r in data.results.items()})
+
+
+@st.composite
+def truth_table(draw: st.DrawFn, names: list[str]) -> pd.DataFrame:
+    """Expected values as a table (`audit.truth`'s shape) of some of ``names`` and other
+    documents: fields by ``value_index``, cells by ``record`` or ``row`` and ``column``."""
+    rows: list[dict[str, Any]] = []
+    cells_by = draw(st.sampled_from(["record", "row"]))
+    for document in draw(st.lists(st.sampled_from([*names, *names, *TRUTH_DOCUMENTS]),
+                                  unique=True, min_size=1, max_size=4)):
+        for name in draw(st.lists(st.sampled_from(["Number", "Tags", "f-anon", "f-number",
+                                                   "Unknown"]),
+                                  unique=True, min_size=1, max_size=3)):
+            for i in range(draw(st.integers(1, 3)) if name == "Tags" else 1):
+                rows.append({"document": document, "target_name": name, "value_index": i,
+                             "value": draw(TEXT)})
+        for name in draw(st.lists(st.sampled_from(["Items", "t-anon"]), unique=True,
+                                  max_size=2)):
+            for record, column in sorted(draw(st.sets(st.tuples(
+                    st.integers(0, 4), st.integers(0, 2)), max_size=6))):
+                rows.append({"document": document, "target_name": name, cells_by: record,
+                             "column": column, "value": draw(TEXT)})
+    return pd.DataFrame(rows, columns=["document", "target_name", "value_index", cells_by,
+                                       "column", "value"])
+
+
+def value_places(batches: tuple[tuple[str, SimpleNamespace], ...]
+                 ) -> list[tuple[str, str, str, str]]:
+    """(value id, extraction id, target id, extracted target id) of every value."""
+    return [(v["id"], key, t["used_extraction_target_id"], t["id"])
+            for _, data in batches for key, r in data.results.items()
+            for t in r["extracted_targets"] for v in t["extracted_values"]]
+
+
+@st.composite
+def ledger(draw: st.DrawFn, places: list[tuple[str, str, str, str]]) -> pd.DataFrame:
+    """A corrections ledger over the batches' values: entries by value id (with or
+    without their extraction and target), by extraction and target alone, by target
+    alone, for values the data lacks, and a value corrected twice (the latest counts)."""
+    entries: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(1, 6))):
+        how = draw(st.sampled_from(["value", "value", "place", "target", "unknown"]))
+        value_id, extraction_id, target_id, extracted = (
+            draw(st.sampled_from(places)) if places else ("v-none", "e-none", "t-none", "x"))
+        target = draw(st.sampled_from([target_id, extracted]))
+        entry: dict[str, Any] = {
+            "value_id": value_id, "extraction_id": draw(st.sampled_from([extraction_id, None])),
+            "target_id": target, "old_value": draw(st.one_of(st.none(), TEXT)),
+            "new_value": draw(TEXT), "old_confidence": draw(st.sampled_from([None, 0.2, 0.9])),
+            "time": pd.Timestamp("2026-01-01", tz="UTC") + pd.Timedelta(
+                minutes=draw(st.integers(0, 5)))}
+        if how == "place":
+            entry.update(value_id=None, extraction_id=extraction_id)
+        elif how == "target":
+            entry.update(value_id=None, extraction_id=None)
+        elif how == "unknown":
+            entry.update(value_id="v-unknown", extraction_id="e-unknown", target_id="t-unknown")
+        entries.append(entry)
+    frame = pd.DataFrame(entries)
+    if draw(st.booleans()):
+        frame["target_name"] = [draw(st.sampled_from(["Number", "Items", None]))
+                                for _ in range(len(frame))]
+    return frame
+
+
 # -- drift -----------------------------------------------------------------------------------
 @SETTINGS
 @given(BATCHES, st.sampled_from(["mannwhitney", "ks"]),
@@ -190,3 +264,46 @@ def test_a_mean_from_counts_is_the_sum_rounded_once() -> None:
     assert exact_mean(np.array([0.1, 0.7]), np.array([3, 1])) == 0.25
     assert math.isnan(exact_mean(np.zeros(0), np.zeros(0, dtype=np.int64)))
     assert exact_mean(np.array([0.5, math.inf]), np.array([1, 1])) == math.inf
+
+
+# -- grade, accuracy, calibration, thresholds ------------------------------------------------
+def assert_grades_alike(ds: frames.Dataset, truth: pd.DataFrame, grid: int | None) -> None:
+    """Every measure against ``truth`` on the dataset equals the one on its frames (the
+    in-memory measures from the in-memory grade, which is what they compute)."""
+    fields, cells = in_memory(ds)
+    want = audit.grade(fields, truth, cells=cells)
+    pd.testing.assert_frame_equal(audit.grade(ds, truth), want, check_exact=True)
+    pd.testing.assert_frame_equal(audit.accuracy(ds, truth), audit.accuracy(want),
+                                  check_exact=True)
+    got, wanted = audit.calibration(ds, truth, bins=4), audit.calibration(want, bins=4)
+    pd.testing.assert_frame_equal(got.table, wanted.table, check_exact=True)
+    pd.testing.assert_frame_equal(got.summary, wanted.summary, check_exact=True)
+    swept, expected = (audit.thresholds(ds, truth, error_budget=0.3, grid=grid),
+                       audit.thresholds(want, error_budget=0.3, grid=grid))
+    pd.testing.assert_frame_equal(swept.sweep, expected.sweep, check_exact=True)
+    pd.testing.assert_frame_equal(swept.recommended, expected.recommended, check_exact=True)
+
+
+#: A dataset's grade costs a DuckDB connection and a few queries: fewer examples.
+GRADING = settings(SETTINGS, max_examples=15)
+GRID = st.sampled_from([None, 10])
+
+
+@GRADING
+@given(BATCHES, st.data(), GRID, st.booleans())
+def test_grading_a_dataset_against_expected_values_is_grading_its_frames(
+        batches: tuple[tuple[str, SimpleNamespace], ...], data: st.DataObject,
+        grid: int | None, last: bool) -> None:
+    truth = data.draw(truth_table(document_names(batches)))
+    with written(batches) as ds:
+        assert_grades_alike(ds.select(batches[-1][0]) if last else ds, truth, grid)
+
+
+@GRADING
+@given(BATCHES, st.data(), GRID)
+def test_grading_a_dataset_against_a_ledger_is_grading_its_frames(
+        batches: tuple[tuple[str, SimpleNamespace], ...], data: st.DataObject,
+        grid: int | None) -> None:
+    truth = data.draw(ledger(value_places(batches)))
+    with written(batches) as ds:
+        assert_grades_alike(ds, truth, grid)
