@@ -13,11 +13,13 @@ import math
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -307,3 +309,91 @@ def test_grading_a_dataset_against_a_ledger_is_grading_its_frames(
     truth = data.draw(ledger(value_places(batches)))
     with written(batches) as ds:
         assert_grades_alike(ds, truth, grid)
+
+
+# -- compare ---------------------------------------------------------------------------------
+@GRADING
+@given(BATCHES, st.data(), st.sampled_from([None, "table", "ledger"]),
+       st.sampled_from(["target", ["kind", "target"], "target_name"]))
+def test_compare_of_two_batches_is_the_in_memory_compare(
+        batches: tuple[tuple[str, SimpleNamespace], ...], data: st.DataObject,
+        kind: str | None, by: Any) -> None:
+    truth = (None if kind is None else data.draw(truth_table(document_names(batches)))
+             if kind == "table" else data.draw(ledger(value_places(batches))))
+    with written(batches) as ds:
+        a, b = ds.select(batches[0][0]), ds.select(batches[-1][0])
+        assert_same(audit.compare(a, b, truth, by=by),
+                    audit.compare(in_memory(a), in_memory(b), truth, by=by))
+
+
+# -- empty, unmatched, refused ---------------------------------------------------------------
+def hand_batch(name: str, document: str, confidence: float) -> SimpleNamespace:
+    extraction_id = f"{name}-e1"
+    data = {"extraction_info": {"extraction_id": extraction_id, "extraction_name": document},
+            "extracted_targets": [{"id": "x1", "type": "field",
+                                   "used_extraction_target_id": "f-number",
+                                   "extracted_values": [{"id": f"{name}-v1",
+                                                         "extracted_field": "INV-1",
+                                                         "validation_passed": True,
+                                                         "validation_messages": [],
+                                                         "confidence": confidence}]}],
+            "used_extraction_configuration": configuration("cfg-1")}
+    return SimpleNamespace(results={extraction_id: data}, documents={})
+
+
+def test_empty_batches_and_unmatched_documents_give_the_in_memory_frames(
+        tmp_path: Path) -> None:
+    ds = frames.write_dataset([], tmp_path, batch="empty")
+    frames.write_dataset(hand_batch("monday", "a.pdf", 0.9), tmp_path, batch="monday")
+    frames.write_dataset(hand_batch("tuesday", "b.pdf", 0.8), tmp_path, batch="tuesday")
+    ds = frames.dataset(tmp_path)
+    empty, monday, tuesday = (ds.select(n) for n in ("empty", "monday", "tuesday"))
+    for before, after in ((empty, empty), (empty, monday), (monday, empty)):
+        got = audit.drift(before, after)
+        assert tuple(got.columns) == audit.DRIFT_COLUMNS
+        assert_same(got, audit.drift(in_memory(before), in_memory(after)))
+    assert audit.drift(empty, monday)["n_before"].tolist() == [0]
+    # No shared document: an empty comparison, with or without a truth.
+    truth = pd.DataFrame({"document": ["a.pdf"], "target_name": ["Number"],
+                          "value": ["INV-1"]})
+    for with_truth in (None, truth):
+        got = audit.compare(monday, tuesday, with_truth)
+        assert got.empty and tuple(got.columns) == audit.COMPARE_COLUMNS
+        assert_same(got, audit.compare(in_memory(monday), in_memory(tuesday), with_truth))
+    # A truth of documents the dataset lacks grades nothing, as in memory.
+    elsewhere = truth.assign(document="z.pdf")
+    for data in (ds, empty):
+        fields, cells = in_memory(data)
+        got = audit.grade(data, elsewhere)
+        assert got.empty
+        pd.testing.assert_frame_equal(got, audit.grade(fields, elsewhere, cells=cells))
+        pd.testing.assert_frame_equal(audit.accuracy(data, elsewhere),
+                                      audit.accuracy(fields, elsewhere, cells=cells))
+        pd.testing.assert_frame_equal(audit.thresholds(data, elsewhere).recommended,
+                                      audit.thresholds(fields, elsewhere,
+                                                       cells=cells).recommended)
+    assert audit.accuracy(ds, truth).loc["All", "accuracy"] == 1.0
+    assert math.isnan(audit.calibration(ds, elsewhere).ece)
+
+
+def test_a_dataset_audit_refuses_what_it_cannot_push_down(tmp_path: Path) -> None:
+    ds = frames.write_dataset(hand_batch("monday", "a.pdf", 0.9), tmp_path, batch="monday")
+    with pytest.raises(ValueError, match="on a dataset, drift groups by kind, target"):
+        audit.drift(ds, ds, by="value_id")
+    with pytest.raises(ValueError, match="for other keys, give it the frames"):
+        audit.compare(ds, ds, by=["target", "row"])
+    with pytest.raises(TypeError, match="a dataset holds its cells"):
+        audit.grade(ds, pd.DataFrame({"document": ["a.pdf"], "target_name": ["Number"],
+                                      "value": ["INV-1"]}), cells=ds.cells())
+
+
+def test_one_dataset_against_frames_is_read_into_memory(tmp_path: Path) -> None:
+    frames.write_dataset(hand_batch("monday", "a.pdf", 0.9), tmp_path, batch="monday")
+    frames.write_dataset(hand_batch("tuesday", "a.pdf", 0.4), tmp_path, batch="tuesday")
+    monday, tuesday = frames.dataset(tmp_path, "monday"), frames.dataset(tmp_path, "tuesday")
+    want = audit.drift(in_memory(monday), in_memory(tuesday))
+    assert_same(audit.drift(monday, in_memory(tuesday)), want)
+    assert_same(audit.drift(monday, tuesday), want)
+    assert want.loc["Number", "confidence_shift"] == pytest.approx(-0.5)
+    assert_same(audit.compare(in_memory(monday), tuesday),
+                audit.compare(monday, tuesday))

@@ -107,7 +107,9 @@ def side(con: duckdb.DuckDBPyConnection, by: By, scope: str = "TRUE") -> Side:
     frame["confidence_mean"] = np.asarray(means, dtype=float)
     frame["fill_rate"] = np.where(counts["n_fields"].to_numpy() > 0, field_fill, cell_fill)
     frame["pass_rate"] = pass_rate
-    ranks = group_ranks(con, keys, where=scope)
+    # Groups sort by where their key is first seen among all the rows, not only those
+    # in scope: the in-memory path filters a work frame, which keeps its categories' order.
+    ranks = group_ranks(con, keys)
     return Side(sorted_groups(frame, keys, ranks)[list(CARD_COLUMNS)], confidences)
 
 

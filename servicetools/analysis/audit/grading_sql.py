@@ -25,6 +25,11 @@ The fetched rows are converted as `Dataset.fields` and `Dataset.cells` convert t
 and stacked by `work.work_frame`; only the ``target`` categories differ (the fetched
 rows see targets in another first-seen order), and are set to the order of the whole
 dataset, which `grade` sorts its rows by.
+
+`calibration` and `thresholds` aggregate the grade with numpy, as in memory: it holds
+the truth's documents only, and is in memory already; DuckDB's sums of confidences
+would differ from numpy's in the last bits (another order of addition), and the
+figures would no longer be the in-memory ones.
 """
 
 from __future__ import annotations
@@ -78,7 +83,9 @@ def truth_work(con: duckdb.DuckDBPyConnection, expected: pd.DataFrame,
     else:
         _keep_truth(con, expected, scope)
     work = work_frame([_fetched(con, "fields"), _fetched(con, "cells")])
-    ranks = group_ranks(con, ["target"], where=scope)["target"]
+    # The order of the targets among all the rows (in scope or not), as the categories
+    # of a work frame filtered in memory keep it.
+    ranks = group_ranks(con, ["target"])["target"]
     order = sorted(ranks, key=ranks.__getitem__)
     if len(work) and set(work["target"].cat.categories) <= set(order):
         work["target"] = work["target"].cat.set_categories(pd.Index(order, dtype=STRING))
