@@ -102,10 +102,12 @@ def _keep_truth(con: duckdb.DuckDBPyConnection, expected: pd.DataFrame, scope: s
     match = document_matcher(documents)
     con.register("_truth_bases", pa.table({"base": _texts(
         [base_name(d) for d in documents])}))
+    # Names repeat on every row of their extraction: the distinct pairs first.
     pairs = con.execute(f"""
-        SELECT DISTINCT document_name, extraction_name FROM _truth_rows
-        WHERE {scope} AND ({_BASE.format(name="document_name")} IN (SELECT base FROM _truth_bases)
-               OR {_BASE.format(name="extraction_name")} IN (SELECT base FROM _truth_bases))
+        SELECT * FROM (SELECT DISTINCT document_name, extraction_name FROM _truth_rows
+                       WHERE {scope})
+        WHERE {_BASE.format(name="document_name")} IN (SELECT base FROM _truth_bases)
+           OR {_BASE.format(name="extraction_name")} IN (SELECT base FROM _truth_bases)
         """).fetchall()
     # As `grading` does: the document name's match, else the extraction name's.
     matched = [(d, e) for d, e in pairs if (match(d) or match(e)) is not None]

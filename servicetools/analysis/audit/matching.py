@@ -15,7 +15,7 @@ def _parts(name: str) -> tuple[str, ...]:
 def base_name(name: str) -> str | None:
     """A name's last path part, which every name it matches shares (None without one).
 
-    >>> base_name("data\\invoices/./inv-1.pdf/"), base_name("./")
+    >>> base_name("data\\\\invoices/./inv-1.pdf/"), base_name("./")
     ('inv-1.pdf', None)
     """
     parts = _parts(name)
