@@ -397,3 +397,22 @@ def test_one_dataset_against_frames_is_read_into_memory(tmp_path: Path) -> None:
     assert want.loc["Number", "confidence_shift"] == pytest.approx(-0.5)
     assert_same(audit.compare(in_memory(monday), tuesday),
                 audit.compare(monday, tuesday))
+
+
+def test_groups_of_fields_and_cells_together_have_no_fill_rate(tmp_path: Path) -> None:
+    # In memory, scorecard's fill rates of such groups fail (duplicate labels); on a
+    # dataset the rest of the table is there, the fill rates NaN.
+    data = hand_batch("monday", "a.pdf", 0.9)
+    result = data.results["monday-e1"]
+    result["extracted_targets"].append({
+        "id": "x2", "type": "table", "used_extraction_target_id": "t-items",
+        "extracted_values": [{"id": "c1", "extracted_cell": "Bolt", "table_id": "tb1", "row": 0,
+                              "column": 0, "confidence": 0.5, "validation_passed": False,
+                              "validation_messages": ["`Bolt` is not valid"]}]})
+    ds = frames.write_dataset(data, tmp_path, batch="monday")
+    out = audit.drift(ds, ds, by="document_name")
+    assert out.loc["a.pdf", "n_before"] == 2 and out.loc["a.pdf", "statistic"] == 2.0
+    assert out.loc["a.pdf", "failure_rate_after"] == 0.5
+    assert math.isnan(out.loc["a.pdf", "fill_rate_before"])
+    with pytest.raises(ValueError, match="duplicate labels"):
+        audit.drift(in_memory(ds), in_memory(ds), by="document_name")

@@ -12,6 +12,10 @@ Python receives two small results per side, whatever the number of values:
 - one row per group and distinct confidence, with how many values have it: the
   service rounds confidences to 4 decimals, so a target has at most 10,001 of them.
 
+A group holding both fields and table cells (``by="document_name"``) has no fill rate
+(NaN): a field's is over documents, a column's over cells, and the in-memory
+`scorecard` fails on such groups (pandas finds duplicate labels).
+
 From the second come ``confidence_n``, ``confidence_mean`` and (`shift_sql`) the
 Mann-Whitney and Kolmogorov-Smirnov statistics, with `significance`'s own functions.
 
@@ -105,7 +109,11 @@ def side(con: duckdb.DuckDBPyConnection, by: By, scope: str = "TRUE") -> Side:
     frame["n_values"] = counts["n_values"].to_numpy(dtype=np.int64)
     frame["confidence_n"] = np.asarray(n_conf, dtype=np.int64)
     frame["confidence_mean"] = np.asarray(means, dtype=float)
-    frame["fill_rate"] = np.where(counts["n_fields"].to_numpy() > 0, field_fill, cell_fill)
+    # A group of fields and cells together (by document, by configuration) has no fill
+    # rate: one is per document, the other per cell (`scorecard` in memory raises).
+    has_fields = counts["n_fields"].to_numpy() > 0
+    frame["fill_rate"] = np.where(has_fields & (cells > 0), np.nan,
+                                  np.where(has_fields, field_fill, cell_fill))
     frame["pass_rate"] = pass_rate
     # Groups sort by where their key is first seen among all the rows, not only those
     # in scope: the in-memory path filters a work frame, which keeps its categories' order.

@@ -278,7 +278,8 @@ def accuracy(data: Any, truth: Any = None, *, cells: pd.DataFrame | None = None,
 
     ``n_missed``: expected a value, got none or a blank; ``n_spurious``: expected blank,
     got a value; ``n_wrong``: both present and different. ``data`` may be a `grade`
-    frame (then leave ``truth`` out).
+    frame (then leave ``truth`` out), or a `frames.Dataset` (graded as `grade` grades
+    one).
     """
     graded = as_graded(data, truth, cells, normalize)
     graded = graded.loc[graded["correct"].notna()]

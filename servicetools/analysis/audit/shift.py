@@ -33,8 +33,8 @@ def drift(before: Any, after: Any, *, test: Literal["mannwhitney", "ks"] = "mann
     ``significant`` is ``p_value < alpha``. Fill and failure rates are as in `scorecard`;
     ``*_change`` is after minus before. Each side is frames or anything `frames.fields`
     takes, or a `frames.Dataset` (``ds.select("monday")``): when both are, DuckDB
-    aggregates them (`shift_sql`) and the values never leave the disk; a lone dataset
-    is read into frames.
+    aggregates them (`shift_sql`) and no value comes into Python, only counts per
+    target and distinct confidence; a lone dataset is read into frames.
     """
     if test not in ("mannwhitney", "ks"):
         raise ValueError("test must be 'mannwhitney' or 'ks'")
