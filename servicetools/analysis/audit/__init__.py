@@ -38,6 +38,11 @@ The modules, in reading order (the functions above are re-exported here):
 `reliability`      `calibration` and its `Calibration`
 `automation`       `thresholds` and its `Thresholds`
 `comparison`       `compare`
+`pushdown`         what the audits share when given a `frames.Dataset` (DuckDB)
+`figures_sql`      per target figures of a dataset side of `drift` and `compare`
+`shift_sql`        `drift` of two datasets: counts of distinct confidences, not values
+`grading_sql`      the rows of a dataset that a grade against the truth reads
+`comparison_sql`   `compare` of two datasets on the documents they share
 =================  ===============================================================
 
 >>> import pandas as pd

@@ -53,7 +53,8 @@ def thresholds(data: Any, truth: Any = None, *, error_budget: float = 0.01,
 
     ``grid``: the thresholds to try: None for every distinct confidence (exact), an
     integer ``k`` for ``k + 1`` steps over [0, 1], or a sequence. Values without a
-    confidence count in ``n`` but are never accepted.
+    confidence count in ``n`` but are never accepted. ``data`` is what `grade` takes
+    (a `frames.Dataset` too), or a `grade` frame.
     """
     if not 0 <= error_budget <= 1:
         raise ValueError("error_budget is a rate between 0 and 1")

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from . import comparison_sql
 from .grading import accuracy
 from .matching import document_matcher
 from .normalisation import DEFAULT_NORMALIZE, Normalize
+from .pushdown import frames_of, is_dataset
 from .summaries import scorecard
 from .work import By, empty_summary, work_frame
 
@@ -29,15 +32,18 @@ def compare(a: Any, b: Any, truth: Any = None, *,
     only documents found in the other. ``*_delta`` is b minus a. Accuracy needs
     ``truth`` (NaN without). Targets are matched by name, so two versions of a
     configuration compare even when their target ids differ.
+
+    ``a`` and ``b`` may be `frames.Dataset` sides (``ds.select("monday")``): when both
+    are, DuckDB aggregates them over the shared documents (`comparison_sql`) and only
+    the rows a grade against ``truth`` reads are fetched; a lone dataset is read into
+    frames.
     """
-    work_a, work_b = work_frame(a), work_frame(b)
-    match = document_matcher(work_b["document_name"].dropna().astype(str))
-    in_b = work_a["document_name"].map(match)
-    shared_b = set(in_b.dropna())
-    work_a = work_a.loc[in_b.notna()]
-    work_b = work_b.loc[work_b["document_name"].isin(shared_b)]
-    card_a = scorecard(work_a, by=by)
-    card_b = scorecard(work_b, by=by)
+    if is_dataset(a) and is_dataset(b):
+        card_a, card_b, accuracies = comparison_sql.compare_parts(
+            a, b, truth, normalize=normalize, by=by)
+    else:
+        card_a, card_b, accuracies = _compare_parts(frames_of(a), frames_of(b), truth,
+                                                    normalize, by)
     index = card_a.index.append(card_b.index.difference(card_a.index, sort=False))
     if len(index) == 0:
         return empty_summary(COMPARE_COLUMNS, by)
@@ -53,8 +59,7 @@ def compare(a: Any, b: Any, truth: Any = None, *,
     out["failure_rate_delta"] = out["failure_rate_b"] - out["failure_rate_a"]
     out["fill_rate_delta"] = out["fill_rate_b"] - out["fill_rate_a"]
     if truth is not None:
-        acc_a = accuracy(work_a, truth, normalize=normalize, by=by)
-        acc_b = accuracy(work_b, truth, normalize=normalize, by=by)
+        acc_a, acc_b = accuracies()
         out["accuracy_a"] = acc_a["accuracy"].reindex(index)
         out["accuracy_b"] = acc_b["accuracy"].reindex(index)
     else:
@@ -62,3 +67,22 @@ def compare(a: Any, b: Any, truth: Any = None, *,
         out["accuracy_b"] = np.nan
     out["accuracy_delta"] = out["accuracy_b"] - out["accuracy_a"]
     return out[list(COMPARE_COLUMNS)]
+
+
+def _compare_parts(a: Any, b: Any, truth: Any, normalize: Normalize, by: By
+                   ) -> tuple[pd.DataFrame, pd.DataFrame,
+                              Callable[[], tuple[pd.DataFrame, pd.DataFrame]]]:
+    """Each side's scorecard over the shared documents, and the function that gives
+    each side's accuracy against ``truth``."""
+    work_a, work_b = work_frame(a), work_frame(b)
+    match = document_matcher(work_b["document_name"].dropna().astype(str))
+    in_b = work_a["document_name"].map(match)
+    shared_b = set(in_b.dropna())
+    work_a = work_a.loc[in_b.notna()]
+    work_b = work_b.loc[work_b["document_name"].isin(shared_b)]
+
+    def accuracies() -> tuple[pd.DataFrame, pd.DataFrame]:
+        return (accuracy(work_a, truth, normalize=normalize, by=by),
+                accuracy(work_b, truth, normalize=normalize, by=by))
+
+    return scorecard(work_a, by=by), scorecard(work_b, by=by), accuracies

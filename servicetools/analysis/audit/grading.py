@@ -14,9 +14,10 @@ import pandas as pd
 
 from .. import frames
 from ..frames.dtypes import observed
-from . import ground_truth
+from . import grading_sql, ground_truth
 from .matching import document_matcher
 from .normalisation import DEFAULT_NORMALIZE, Normalize, normalize_series
+from .pushdown import is_dataset
 from .work import By, categorical_names, cell_labels, group_keys, work_frame
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "accuracy",
     "as_graded",
     "grade",
+    "grade_work",
     "summary_groups",
     "summary_index",
 ]
@@ -51,10 +53,29 @@ def grade(data: Any, truth: Any, *, cells: pd.DataFrame | None = None,
     and no confidence. With a corrections ledger, each ledger entry is a row: its old
     value and confidence against its new value. ``correct`` compares after `normalize`
     with ``normalize`` (default: whitespace only).
+
+    ``data`` may be a `frames.Dataset`: DuckDB finds the rows of the documents the
+    truth covers (or the values a ledger names) and only those are read
+    (`grading_sql`); the grade is the one of the dataset's frames.
     """
     expected = ground_truth.truth(truth)
-    work = work_frame(data, cells)
-    if len(expected) and (expected["source"] == "ledger").all():
+    if is_dataset(data):
+        if cells is not None:
+            raise TypeError("a dataset holds its cells: leave cells out")
+        con = data.connect()
+        try:
+            work = grading_sql.truth_work(con, expected)
+        finally:
+            con.close()
+    else:
+        work = work_frame(data, cells)
+    return grade_work(work, expected, normalize)
+
+
+def grade_work(work: pd.DataFrame, expected: pd.DataFrame,
+               normalize: Normalize = DEFAULT_NORMALIZE) -> pd.DataFrame:
+    """`grade` of a work frame against ``expected`` (`ground_truth.truth`)."""
+    if grading_sql.is_ledger(expected):
         graded = _grade_ledger(work, expected)
     else:
         graded = _grade_truth(work, expected)
@@ -71,7 +92,9 @@ def _grade_dtypes(graded: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
     # Rows in the data's order (merges sort their keys): extraction, kind, target, place.
     known = list(work["target"].cat.categories) if len(work) else []
     order = list(dict.fromkeys(known + out["target"].astype(object).dropna().tolist()))
-    out["target"] = pd.Categorical(out["target"].astype(object), categories=order)
+    # Text categories even when there are none (an empty grade has the dtypes of a full one).
+    out["target"] = pd.Categorical(out["target"].astype(object),
+                                   categories=pd.Index(order, dtype=frames.STRING))
     extraction_order = {e: i for i, e in enumerate(dict.fromkeys(work["extraction_id"]))}
     out = out.assign(
         _e=out["extraction_id"].map(extraction_order).astype(float),
@@ -255,7 +278,8 @@ def accuracy(data: Any, truth: Any = None, *, cells: pd.DataFrame | None = None,
 
     ``n_missed``: expected a value, got none or a blank; ``n_spurious``: expected blank,
     got a value; ``n_wrong``: both present and different. ``data`` may be a `grade`
-    frame (then leave ``truth`` out).
+    frame (then leave ``truth`` out), or a `frames.Dataset` (graded as `grade` grades
+    one).
     """
     graded = as_graded(data, truth, cells, normalize)
     graded = graded.loc[graded["correct"].notna()]

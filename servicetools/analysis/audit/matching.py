@@ -5,11 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["document_matcher"]
+__all__ = ["base_name", "document_matcher"]
 
 
 def _parts(name: str) -> tuple[str, ...]:
     return tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
+
+
+def base_name(name: str) -> str | None:
+    """A name's last path part, which every name it matches shares (None without one).
+
+    >>> base_name("data\\\\invoices/./inv-1.pdf/"), base_name("./")
+    ('inv-1.pdf', None)
+    """
+    parts = _parts(name)
+    return parts[-1] if parts else None
 
 
 def document_matcher(candidates: Iterable[str]) -> Callable[[Any], str | None]:

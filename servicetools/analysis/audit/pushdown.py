@@ -35,6 +35,7 @@ __all__ = [
     "WORK_KEYS",
     "WORK_VALUES",
     "connect",
+    "frames_of",
     "group_index",
     "group_ranks",
     "is_dataset",
@@ -171,3 +172,12 @@ def group_index(frame: pd.DataFrame, keys: Sequence[str], ranks: dict[str, dict[
     else:
         index = pd.MultiIndex.from_arrays(levels, names=keys)
     return frame.drop(columns=keys).set_index(index)
+
+
+def frames_of(data: Any) -> Any:
+    """A dataset as its frames (fields, cells), read into memory; anything else as it is.
+
+    For an audit of two sides of which only one is a dataset: the other side's frames
+    are in memory already, and the in-memory path compares them.
+    """
+    return (data.fields(), data.cells()) if is_dataset(data) else data

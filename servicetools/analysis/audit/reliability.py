@@ -61,6 +61,7 @@ def calibration(data: Any, truth: Any = None, *, bins: int = 10,
     Confidences fall into ``bins`` equal bins on [0, 1] (1.0 in the last);
     ECE is the sum over bins of ``n_bin / n * |accuracy - confidence|``, Brier the mean
     of ``(confidence - correct)**2``. Values without a confidence are left out.
+    ``data`` is what `grade` takes (a `frames.Dataset` too), or a `grade` frame.
     """
     if bins < 1:
         raise ValueError("bins must be at least 1")

@@ -76,6 +76,7 @@ __all__ = [
     "STATUS_COLUMNS",
     "TABLES",
     "dataset",
+    "table_frame",
     "write_dataset",
 ]
 
@@ -518,6 +519,18 @@ def _frame(table: pa.Table, columns: tuple[str, ...]) -> pd.DataFrame:
         else:
             out[name] = column.to_pandas().array
     return pd.DataFrame(out, copy=False)
+
+
+_TABLE_COLUMNS = {"fields": FIELD_COLUMNS, "cells": CELL_COLUMNS, "failures": FAILURE_COLUMNS,
+                  "statuses": STATUS_COLUMNS}
+
+
+def table_frame(rows: pa.Table, table: str) -> pd.DataFrame:
+    """Rows of one of the dataset's tables (``rows``: Arrow, all its columns and
+    ``batch``, as a DuckDB query over the table's view gives them) as the frame
+    `Dataset.fields` (or ``cells`` ...) gives: the audits fetch a few rows this way."""
+    schema = pa.schema([*SCHEMAS[table], pa.field("batch", _TEXT)])
+    return _frame(rows.select(schema.names).cast(schema), _TABLE_COLUMNS[table])
 
 
 def _messages(column: pa.ChunkedArray) -> np.ndarray:
