@@ -20,8 +20,9 @@ expected values, or the corrections ledger of the review widgets):
   configurations on the same documents).
 
 Every function takes frames from `servicetools.frames` or anything those converters
-take (then it converts). Missing confidences are left out of confidence statistics,
-never counted as zero.
+take (then it converts), or a `frames.Dataset` (then DuckDB aggregates the Parquet
+files and the result is the same frame; the ``*_sql`` modules). Missing confidences are
+left out of confidence statistics, never counted as zero.
 
 The modules, in reading order (the functions above are re-exported here):
 
@@ -39,6 +40,7 @@ The modules, in reading order (the functions above are re-exported here):
 `automation`       `thresholds` and its `Thresholds`
 `comparison`       `compare`
 `pushdown`         what the audits share when given a `frames.Dataset` (DuckDB)
+`summaries_sql`    `scorecard`, `failures`, `documents` of a dataset, in SQL
 `figures_sql`      per target figures of a dataset side of `drift` and `compare`
 `shift_sql`        `drift` of two datasets: counts of distinct confidences, not values
 `grading_sql`      the rows of a dataset that a grade against the truth reads
