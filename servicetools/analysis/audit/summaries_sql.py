@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..frames.dataset import Dataset
+from ..frames.dataset import TARGET_LABEL_SQL, Dataset
 from ..frames.dtypes import STRING
 from .arguments import check_rate
 from .pushdown import WORK_CATEGORIES, WORK_KEYS, group_index, key_ranks, quote, where_keys
@@ -119,13 +119,7 @@ def _count(con: duckdb.DuckDBPyConnection, source: str, where: str = "TRUE") -> 
     return int(n)
 
 
-#: A value's target label from its parts, as the ``work`` view (`frames.dataset`) makes it:
-#: a field by its name, else its id; a cell by "<table> / <header>", or "/ column <n>"
-#: where the configuration names no header.
-_TARGET_LABEL = """
-CASE WHEN kind = 'field' THEN coalesce(target_name, target_id)
-     ELSE coalesce(target_name, target_id, '?') || ' / ' || coalesce(
-          header, 'column ' || coalesce(CAST("column" AS VARCHAR), '?')) END"""
+_TARGET_LABEL = TARGET_LABEL_SQL  # the work view's label, from its parts
 
 # -- scorecard -------------------------------------------------------------------------------
 def _register_pairs(con: duckdb.DuckDBPyConnection, targets: pd.DataFrame | None) -> str:
