@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = [
     "STRING",
@@ -21,6 +22,7 @@ __all__ = [
     "categorical",
     "datetimes",
     "integers",
+    "nonblank",
     "objects",
     "observed",
     "ordered_frame",
@@ -39,30 +41,28 @@ _ARROW_STRINGS = getattr(STRING, "storage", None) == "pyarrow"
 
 def strings(values: list[Any], counts: np.ndarray | None = None) -> Any:
     """Texts (``None`` for missing) as the `STRING` dtype; ``counts`` repeats each entry
-    (one id per extraction or target, repeated for its values)."""
-    array = _arrow_strings(values) if _ARROW_STRINGS else None
-    if array is None:
-        array = pd.array(values, dtype=STRING)
+    (one id per extraction or target, repeated for its values).
+
+    pyarrow reads texts and NA-likes in one C loop, as pandas would; pandas' own
+    conversion checks each element in Python first (three times pyarrow's time for the
+    1.7 million values of bench/frames.py), so it only converts what pyarrow refuses
+    (numbers ...), to text as before.
+    """
+    if _ARROW_STRINGS:
+        try:
+            arrow = pa.array(values, type=pa.large_string(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass
+        else:
+            if counts is not None:
+                arrow = arrow.take(np.repeat(np.arange(len(arrow), dtype=np.int64), counts))
+            return pd.array(arrow, dtype=STRING)  # wraps the arrow array: no copy, no check
+    array = pd.array(values, dtype=STRING)
     if counts is None:
         return array
     # A take of the few entries: converting the repeated list costs ten times as much
     # (120 ms against 13 ms for the 1.5 million cells of bench/frames.py).
     return array.take(np.repeat(np.arange(len(array), dtype=np.int64), counts))
-
-
-def _arrow_strings(values: list[Any]) -> Any:
-    """`strings` of texts and NA-likes through pyarrow, or None for anything else.
-
-    pandas' own conversion checks and converts each element in Python first (``ensure_
-    string_array``: three times pyarrow's time for the 1.7 million values of
-    bench/frames.py); pyarrow's C loop reads texts and NA-likes the same way and refuses
-    the rest (numbers ...), which pandas then converts to text as before.
-    """
-    try:
-        array = pa.array(values, type=pa.large_string(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-    return pd.array(array, dtype=STRING)  # wraps the arrow array: no copy, no check
 
 
 def categorical(values: list[Any] | np.ndarray, counts: np.ndarray | None = None
@@ -71,9 +71,12 @@ def categorical(values: list[Any] | np.ndarray, counts: np.ndarray | None = None
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     codes, uniques = pd.factorize(arr)
-    if counts is not None:
-        codes = np.repeat(codes, counts)
-    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=STRING))
+    found = pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=STRING))
+    if counts is None:
+        return found
+    # Repeated in the categorical's own small code type (int8 for a few categories): eight
+    # times less to write than the factorized intp codes, and nothing left to narrow.
+    return pd.Categorical.from_codes(np.repeat(found.codes, counts), dtype=found.dtype)
 
 
 def sparse_categorical(rows: int, at: list[int], values: list[Any]) -> pd.Categorical:
@@ -102,10 +105,24 @@ def objects(values: list[Any]) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
-def datetimes(seconds: list[float] | np.ndarray) -> pd.DatetimeIndex:
-    """UTC datetimes from unix timestamps (NaN gives NaT)."""
+def datetimes(seconds: list[float] | np.ndarray, counts: np.ndarray | None = None
+              ) -> pd.DatetimeIndex:
+    """UTC datetimes from unix timestamps (NaN gives NaT); ``counts`` repeats each entry."""
     # Fixed unit: pandas picks another for empty input, and dtypes must not depend on size.
-    return pd.to_datetime(np.asarray(seconds, dtype=float), unit="s", utc=True).as_unit("ns")
+    out = pd.to_datetime(np.asarray(seconds, dtype=float), unit="s", utc=True).as_unit("ns")
+    return out if counts is None else out.repeat(counts)
+
+
+def nonblank(texts: Any) -> np.ndarray:
+    """Whether each of `strings`' texts holds more than whitespace (False for NA)."""
+    if isinstance(texts, pd.arrays.ArrowStringArray):
+        # pandas' .str.strip().str.len() are these kernels: called directly, without the
+        # float lengths (NaN for NA) and the Series in between.
+        trimmed = pc.utf8_trim_whitespace(pa.array(texts))
+        filled = pc.fill_null(pc.greater(pc.utf8_length(trimmed), 0), False)
+        return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=bool)
+    return (pd.Series(texts, copy=False).str.strip().str.len().gt(0).fillna(False)
+            .to_numpy(bool))
 
 
 def observed(frame: pd.DataFrame) -> pd.DataFrame:

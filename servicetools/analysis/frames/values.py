@@ -26,6 +26,7 @@ from .dtypes import (
     categorical,
     datetimes,
     integers,
+    nonblank,
     ordered_frame,
     sparse_categorical,
     strings,
@@ -300,13 +301,12 @@ def _frame(rows: _Rows) -> pd.DataFrame:
         cols[name] = (strings if name in ID_COLUMNS else categorical)(tg[name], tg_counts)
     cols["target_confidence"] = np.repeat(np.asarray(tg["target_confidence"], dtype=float),
                                           tg_counts)
-    cols["created"] = datetimes(np.repeat(np.asarray(ex["created"], dtype=float), ex_counts))
+    cols["created"] = datetimes(ex["created"], ex_counts)
     cols["value_index"] = _value_index(tg_counts, rows.skips, n)
     cols["value_id"] = strings(rows.value_ids)
     cols["value"] = strings(rows.texts)
     # Read: some text, not blanks (the service's "not found" is the empty string).
-    cols["found"] = (pd.Series(cols["value"], copy=False).str.strip().str.len().gt(0)
-                     .fillna(False).to_numpy(bool))
+    cols["found"] = nonblank(cols["value"])
     cols["confidence"] = np.asarray(rows.confidences, dtype=np.float64)
     _add_validation_columns(cols, rows, n)
     if not rows.table:
