@@ -45,6 +45,7 @@ from .read import (
 __all__ = ["cells", "fields"]
 
 _EMPTY: tuple[str, ...] = ()
+_TEXT = {str}
 _TYPES_OF_VALUES = ({str}, {float}, {bool}, {list}, {str})
 _TYPES_OF_CELLS = (*_TYPES_OF_VALUES, {str}, {int}, {int})
 
@@ -205,7 +206,7 @@ def _well_formed(values: list[Any], getter: Callable[[Any], tuple[Any, ...]], ta
         return None
     if any(columns[3]):
         for msgs in columns[3]:
-            if msgs and set(map(type, msgs)) != {str}:
+            if msgs and set(map(type, msgs)) != _TEXT:
                 return None
     return columns
 
@@ -275,7 +276,7 @@ def _add_odd(rows: _Rows, passed: Any, msgs: Any, text: str | None, where: str, 
     """The validation of the next row, which is not a plain pass (or is malformed)."""
     rows.odd_at.append(len(rows.texts))
     rows.odd_passed.append(1 if passed is True else 0 if passed is False else 2)
-    if msgs and type(msgs) is list and all(type(m) is str for m in msgs):
+    if msgs and type(msgs) is list and set(map(type, msgs)) == _TEXT:
         msgs = tuple(msgs)
         rows.odd_conditions.append(conditions(msgs, text))
     else:
