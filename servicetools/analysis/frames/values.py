@@ -26,6 +26,7 @@ from .dtypes import (
     categorical,
     datetimes,
     integers,
+    nonblank,
     ordered_frame,
     sparse_categorical,
     strings,
@@ -44,6 +45,7 @@ from .read import (
 __all__ = ["cells", "fields"]
 
 _EMPTY: tuple[str, ...] = ()
+_TEXT = {str}
 _TYPES_OF_VALUES = ({str}, {float}, {bool}, {list}, {str})
 _TYPES_OF_CELLS = (*_TYPES_OF_VALUES, {str}, {int}, {int})
 
@@ -204,7 +206,7 @@ def _well_formed(values: list[Any], getter: Callable[[Any], tuple[Any, ...]], ta
         return None
     if any(columns[3]):
         for msgs in columns[3]:
-            if msgs and set(map(type, msgs)) != {str}:
+            if msgs and set(map(type, msgs)) != _TEXT:
                 return None
     return columns
 
@@ -274,7 +276,7 @@ def _add_odd(rows: _Rows, passed: Any, msgs: Any, text: str | None, where: str, 
     """The validation of the next row, which is not a plain pass (or is malformed)."""
     rows.odd_at.append(len(rows.texts))
     rows.odd_passed.append(1 if passed is True else 0 if passed is False else 2)
-    if msgs and type(msgs) is list and all(type(m) is str for m in msgs):
+    if msgs and type(msgs) is list and set(map(type, msgs)) == _TEXT:
         msgs = tuple(msgs)
         rows.odd_conditions.append(conditions(msgs, text))
     else:
@@ -300,13 +302,12 @@ def _frame(rows: _Rows) -> pd.DataFrame:
         cols[name] = (strings if name in ID_COLUMNS else categorical)(tg[name], tg_counts)
     cols["target_confidence"] = np.repeat(np.asarray(tg["target_confidence"], dtype=float),
                                           tg_counts)
-    cols["created"] = datetimes(np.repeat(np.asarray(ex["created"], dtype=float), ex_counts))
+    cols["created"] = datetimes(ex["created"], ex_counts)
     cols["value_index"] = _value_index(tg_counts, rows.skips, n)
     cols["value_id"] = strings(rows.value_ids)
     cols["value"] = strings(rows.texts)
     # Read: some text, not blanks (the service's "not found" is the empty string).
-    cols["found"] = (pd.Series(cols["value"], copy=False).str.strip().str.len().gt(0)
-                     .fillna(False).to_numpy(bool))
+    cols["found"] = nonblank(cols["value"])
     cols["confidence"] = np.asarray(rows.confidences, dtype=np.float64)
     _add_validation_columns(cols, rows, n)
     if not rows.table:
