@@ -57,14 +57,22 @@ def strings(values: list[Any], counts: np.ndarray | None = None) -> Any:
             pass
         else:
             if counts is not None:
-                arrow = arrow.take(np.repeat(np.arange(len(arrow), dtype=np.int64), counts))
+                arrow = arrow.take(_repeat_index(len(arrow), counts))
             return pd.array(arrow, dtype=STRING)  # wraps the arrow array: no copy, no check
     array = pd.array(values, dtype=STRING)
     if counts is None:
         return array
     # A take of the few entries: converting the repeated list costs ten times as much
     # (120 ms against 13 ms for the 1.5 million cells of bench/frames.py).
-    return array.take(np.repeat(np.arange(len(array), dtype=np.int64), counts))
+    return array.take(_repeat_index(len(array), counts))
+
+
+def _repeat_index(n: int, counts: np.ndarray) -> np.ndarray:
+    """The positions ``0 .. n-1``, each repeated ``counts`` times: a take's indices."""
+    # int32 where it fits: half the memory of int64 indices, which are as long as the
+    # frame (pyarrow and pandas take either).
+    dtype = np.int32 if n < 2**31 else np.int64
+    return np.repeat(np.arange(n, dtype=dtype), counts)
 
 
 def categorical(values: list[Any] | np.ndarray, counts: np.ndarray | None = None
@@ -110,10 +118,10 @@ def _text_categorical(values: list[Any] | np.ndarray) -> pd.Categorical | None:
 
 def sparse_categorical(rows: int, at: list[int], values: list[Any]) -> pd.Categorical:
     """A categorical of ``rows`` entries that is NA except at ``at``, which get ``values``."""
-    codes = np.full(rows, -1, dtype=np.int64)
     found = categorical(values)
+    codes = np.full(rows, -1, dtype=found.codes.dtype)  # the final code type: no copy
     codes[at] = found.codes
-    return pd.Categorical.from_codes(codes, categories=found.categories)
+    return pd.Categorical.from_codes(codes, dtype=found.dtype)
 
 
 def booleans(codes: list[int] | np.ndarray) -> pd.arrays.BooleanArray:
@@ -145,10 +153,12 @@ def datetimes(seconds: list[float] | np.ndarray, counts: np.ndarray | None = Non
 def nonblank(texts: Any) -> np.ndarray:
     """Whether each of `strings`' texts holds more than whitespace (False for NA)."""
     if isinstance(texts, pd.arrays.ArrowStringArray):
-        # pandas' .str.strip().str.len() are these kernels: called directly, without the
-        # float lengths (NaN for NA) and the Series in between.
-        trimmed = pc.utf8_trim_whitespace(pa.array(texts))
-        filled = pc.fill_null(pc.greater(pc.utf8_length(trimmed), 0), False)
+        # Blank: empty, or whitespace only by the Unicode whitespace that pandas'
+        # .str.strip() trims (pyarrow's utf8_trim_whitespace; utf8_is_space tests the
+        # same characters). No trimmed copy of the texts: a third of the time and memory.
+        arrow = pa.array(texts)
+        blank = pc.or_(pc.utf8_is_space(arrow), pc.equal(arrow, ""))
+        filled = pc.fill_null(pc.invert(blank), False)
         return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=bool)
     return (pd.Series(texts, copy=False).str.strip().str.len().gt(0).fillna(False)
             .to_numpy(bool))
