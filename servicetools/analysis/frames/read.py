@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 __all__ = [
     "Complain",
+    "Configurations",
     "Errors",
     "FramesError",
     "Item",
@@ -169,11 +170,12 @@ def read_results(data: Any, errors: str, documents: Mapping[str, str] | None
                  ) -> Iterator[tuple[dict[str, Any], str, ResultMeta]]:
     """(extracted data, where, its `ResultMeta`) for each result in ``data``."""
     complain = Complain(errors)
+    configs = Configurations()
     for item, where, document, key in result_items(data, complain):
         extracted = extracted_data(item, where, complain)
         if extracted is not None:
             yield extracted, where, ResultMeta(extracted, where, document, key,
-                                               documents or {}, complain)
+                                               documents or {}, complain, configs)
 
 
 # -- what a result says about itself ---------------------------------------------------------
@@ -185,7 +187,8 @@ class ResultMeta:
                  "info")
 
     def __init__(self, data: dict[str, Any], where: str, document: str | None,
-                 key: str | None, documents: Mapping[str, str], complain: Complain) -> None:
+                 key: str | None, documents: Mapping[str, str], complain: Complain,
+                 configs: Configurations | None = None) -> None:
         info = data.get("extraction_info")
         if type(info) is not dict:
             if info is not None:
@@ -216,18 +219,48 @@ class ResultMeta:
                 complain(f"{where}.extracted_targets", "not an array")
             targets = []
         self.targets: list[Any] = targets
-        self.config = UsedConfiguration(config.get("extraction_targets"))
+        targets_of_config = config.get("extraction_targets")
+        self.config = (UsedConfiguration(targets_of_config) if configs is None
+                       else configs.get(config.get("id"), targets_of_config))
+
+
+class Configurations:
+    """The `UsedConfiguration` of each distinct used configuration of a pass, read once.
+
+    A batch's results each carry a copy of the configuration they used (equal, but
+    separate objects once parsed); reading its targets again for every result cost a
+    tenth of building the frames. A copy is shared only when its targets are equal to the
+    first copy's (one C-level comparison), so a configuration changed between two
+    extractions, under the same id, keeps its own names.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[Any, list[tuple[Any, UsedConfiguration]]] = {}
+
+    def get(self, config_id: Any, targets: Any) -> UsedConfiguration:
+        key = config_id if type(config_id) is str else None
+        versions = self._seen.setdefault(key, [])
+        for seen_targets, used in versions:
+            if seen_targets is targets or seen_targets == targets:
+                return used
+        used = UsedConfiguration(targets)
+        if len(versions) < 8:  # a configuration edited often: compare with a few only
+            versions.append((targets, used))
+        return used
 
 
 class UsedConfiguration:
     """Target names, types and header names of a used configuration, read on demand."""
 
-    __slots__ = ("targets", "_by_id", "_names")
+    __slots__ = ("targets", "_by_id", "_names", "_headers")
 
     def __init__(self, targets: Any) -> None:
         self.targets = targets if type(targets) is list else []
         self._by_id: dict[str, dict[str, Any]] | None = None
         self._names: dict[str, str] = {}
+        self._headers: dict[str | None, dict[int, str]] = {}
 
     def _index(self) -> dict[str, dict[str, Any]]:
         self._by_id = {t["id"]: t for t in self.targets
@@ -246,6 +279,13 @@ class UsedConfiguration:
         return self._names.get(target_id, target_id) if type(target_id) is str else None
 
     def headers(self, target_id: str | None) -> dict[int, str]:
+        """Header names by position (shared between calls: read, don't change)."""
+        found = self._headers.get(target_id)
+        if found is None:
+            found = self._headers[target_id] = self._read_headers(target_id)
+        return found
+
+    def _read_headers(self, target_id: str | None) -> dict[int, str]:
         schema = self.target(target_id).get("header_schema")
         out: dict[int, str] = {}
         if type(schema) is list:

@@ -17,6 +17,7 @@ import gc
 import operator
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -119,8 +120,8 @@ class _Rows:
 
     __slots__ = ("table", "key", "getter", "extractions", "extraction_counts", "targets",
                  "target_counts", "target_headers", "value_ids", "texts", "confidences",
-                 "table_ids", "cell_rows", "cell_columns", "odd_at", "odd_passed",
-                 "odd_messages", "odd_conditions", "skips")
+                 "table_ids", "table_id_counts", "cell_rows", "cell_columns", "odd_at",
+                 "odd_passed", "odd_messages", "odd_conditions", "skips")
 
     def __init__(self, table: bool) -> None:
         self.table = table
@@ -137,7 +138,8 @@ class _Rows:
         self.value_ids: list[Any] = []
         self.texts: list[Any] = []
         self.confidences: list[float] = []
-        self.table_ids: list[Any] = []
+        self.table_ids: list[Any] = []  # in runs: a table's id once, with its length
+        self.table_id_counts: list[int] = []
         self.cell_rows: list[int] = []
         self.cell_columns: list[int] = []
         self.odd_at: list[int] = []
@@ -240,18 +242,28 @@ def _add_well_formed(rows: _Rows, columns: list[tuple[Any, ...]]) -> None:
     rows.confidences.extend(columns[1])
     rows.value_ids.extend(columns[4])
     if rows.table:
-        rows.table_ids.extend(columns[5])
+        table_ids = columns[5]
+        if table_ids.count(table_ids[0]) == len(table_ids):  # one table: one run
+            rows.table_ids.append(table_ids[0])
+            rows.table_id_counts.append(len(table_ids))
+        else:
+            rows.table_ids.extend(table_ids)
+            rows.table_id_counts.extend([1] * len(table_ids))
         rows.cell_rows.extend(columns[6])
         rows.cell_columns.extend(columns[7])
     if passes.count(True) == len(passes) and not any(message_lists):
         return
-    for at, (passed, msgs, text) in enumerate(zip(passes, message_lists, texts, strict=True)):
-        if passed is not True or msgs:
-            rows.odd_at.append(n0 + at)
-            rows.odd_passed.append(1 if passed is True else 0)
-            msgs = tuple(msgs)
-            rows.odd_messages.append(msgs)
-            rows.odd_conditions.append(conditions(msgs, text) if msgs else None)
+    # The odd few found in C: the failed (passes are booleans here) and those with
+    # messages (non-empty lists), instead of a Python test of every value.
+    every = range(len(passes))
+    odd = set(compress(every, map(operator.not_, passes)))
+    odd.update(compress(every, message_lists))
+    for at in sorted(odd):
+        msgs = tuple(message_lists[at])
+        rows.odd_at.append(n0 + at)
+        rows.odd_passed.append(1 if passes[at] else 0)
+        rows.odd_messages.append(msgs)
+        rows.odd_conditions.append(conditions(msgs, texts[at]) if msgs else None)
 
 
 def _add_values(rows: _Rows, values: list[Any], tconf: float, where: str, j: int,
@@ -281,6 +293,7 @@ def _add_values(rows: _Rows, values: list[Any], tconf: float, where: str, j: int
         if table:
             t_id, row, col = get("table_id"), get("row"), get("column")
             rows.table_ids.append(t_id if type(t_id) is str else as_text(t_id))
+            rows.table_id_counts.append(1)
             rows.cell_rows.append(row if type(row) is int and row >= 0 else -1)
             rows.cell_columns.append(col if type(col) is int and col >= 0 else -1)
         vid = get("id")
@@ -334,7 +347,8 @@ def _frame(rows: _Rows) -> pd.DataFrame:
     if not rows.table:
         return ordered_frame(cols, FIELD_COLUMNS)
     positions = np.asarray(rows.cell_columns, dtype=np.int64)
-    cols["table_id"] = strings(rows.table_ids)
+    cols["table_id"] = strings(rows.table_ids,
+                               np.asarray(rows.table_id_counts, dtype=np.int64))
     cols["row"] = integers(rows.cell_rows)
     cols["column"] = integers(positions)
     cols["header"] = _headers(rows.target_headers, tg_counts, positions)
