@@ -17,49 +17,85 @@ wire (its engine nothing else); tests/test_layers.py reads every import.
 ====================  ==============================================================
 
 The public names are re-exported here, so ``import servicetools as st`` and
-``st.frames.fields(batch)`` are all a notebook needs. Importing this package never
-imports the service.
+``st.frames.fields(batch)`` are all a notebook needs. They are imported on first use
+(PEP 562): ``import servicetools`` alone loads nothing heavy, and a process that needs
+one part (the service and each of its engine workers, the command line) does not pay
+for pandas, pyarrow and the report. Importing this package never imports the service.
 """
 
-from . import bundled, report, wire
+import typing as _typing
+from importlib import import_module as _import_module
+
 from ._version import __version__
-from .analysis import audit, frames, ledger, plots, widgets
-from .analysis.ledger import Ledger
-from .client import (
-    Batch,
-    Client,
-    Failure,
-    LocalService,
-    LocalServiceError,
-    Result,
-    VaultAPI,
-    VaultDocument,
-    errors,
-    trigger_request,
-)
-from .client.errors import (
-    APIError,
-    AuthenticationError,
-    BatchFailures,
-    Conflict,
-    DataDeleted,
-    DocumentError,
-    DocumentTooLarge,
-    ExtractionFailed,
-    ExtractionNotSaved,
-    ExtractionRunning,
-    InvalidDocument,
-    InvalidRequest,
-    InvalidResponse,
-    NotFound,
-    RequestTimeout,
-    ServerError,
-    ServiceError,
-    ServiceUnreachable,
-    TransportError,
-    UnsupportedMediaType,
-    WaitTimeout,
-)
+
+if _typing.TYPE_CHECKING:  # the names as type checkers and editors see them
+    from . import bundled, report, wire
+    from .analysis import audit, frames, ledger, plots, widgets
+    from .analysis.ledger import Ledger
+    from .client import (
+        Batch,
+        Client,
+        Failure,
+        LocalService,
+        LocalServiceError,
+        Result,
+        VaultAPI,
+        VaultDocument,
+        errors,
+        trigger_request,
+    )
+    from .client.errors import (
+        APIError,
+        AuthenticationError,
+        BatchFailures,
+        Conflict,
+        DataDeleted,
+        DocumentError,
+        DocumentTooLarge,
+        ExtractionFailed,
+        ExtractionNotSaved,
+        ExtractionRunning,
+        InvalidDocument,
+        InvalidRequest,
+        InvalidResponse,
+        NotFound,
+        RequestTimeout,
+        ServerError,
+        ServiceError,
+        ServiceUnreachable,
+        TransportError,
+        UnsupportedMediaType,
+        WaitTimeout,
+    )
+
+# Where each public name lives: a module of ours, or (module, name) for a name in one.
+_MODULES = {"audit": ".analysis.audit", "bundled": ".bundled", "errors": ".client.errors",
+            "frames": ".analysis.frames", "ledger": ".analysis.ledger",
+            "plots": ".analysis.plots", "report": ".report", "widgets": ".analysis.widgets",
+            "wire": ".wire"}
+_NAMES = {"Ledger": ".analysis.ledger",
+          **dict.fromkeys(("Batch", "Client", "Failure", "LocalService", "LocalServiceError",
+                           "Result", "VaultAPI", "VaultDocument", "trigger_request"),
+                          ".client")}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    """A public name, imported on first use and kept (PEP 562)."""
+    if name in _MODULES:
+        value: _typing.Any = _import_module(_MODULES[name], __name__)
+    elif name in _NAMES:
+        value = getattr(_import_module(_NAMES[name], __name__), name)
+    elif name in __all__:  # the client's errors
+        value = getattr(_import_module(".client.errors", __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "APIError",

@@ -14,7 +14,9 @@ lives here, once:
 ===============  ======================================================================
 
 Only the standard library and ``jsonschema`` (with its ``referencing``) are used, so
-the thin client imports this without any extra.
+the thin client imports this without any extra. `objects` (and with it ``jsonschema``,
+whose import parses a grammar for a second when ``rfc3987-syntax`` is installed, as
+Jupyter installs it) is imported on first use: the engine's workers never need it.
 
 >>> from servicetools import wire
 >>> wire.validate({"extraction_id_list": ["e1"]}, "status_list_request")
@@ -25,20 +27,26 @@ the thin client imports this without any extra.
 Decimal('12.50')
 """
 
-from . import content, objects, protocol, rules, values
+import typing as _typing
+from importlib import import_module as _import_module
+
+from . import content, protocol, rules, values
 from .content import sniff_content_type
-from .objects import (
-    FORMAT_CHECKER,
-    MAX_PROBLEMS,
-    SCHEMA_NAMES,
-    WireError,
-    bundled,
-    errors,
-    is_valid,
-    schema,
-    validate,
-    validator,
-)
+
+if _typing.TYPE_CHECKING:  # imported on first use, below
+    from . import objects
+    from .objects import (
+        FORMAT_CHECKER,
+        MAX_PROBLEMS,
+        SCHEMA_NAMES,
+        WireError,
+        bundled,
+        errors,
+        is_valid,
+        schema,
+        validate,
+        validator,
+    )
 from .protocol import (
     API_PREFIX,
     AUTH_HEADER,
@@ -54,6 +62,23 @@ from .protocol import (
 )
 from .rules import RULE_TYPES, check_tree, validate_value
 from .values import parse_amount, parse_date, parse_number
+
+_OBJECTS = frozenset({"FORMAT_CHECKER", "MAX_PROBLEMS", "SCHEMA_NAMES", "WireError", "bundled",
+                      "errors", "is_valid", "schema", "validate", "validator"})
+
+
+def __getattr__(name: str) -> _typing.Any:
+    """`objects` and its names, imported on first use and kept (PEP 562)."""
+    if name != "objects" and name not in _OBJECTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    objects = _import_module(".objects", __name__)
+    value = objects if name == "objects" else getattr(objects, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 __all__ = [
     "API_PREFIX",
