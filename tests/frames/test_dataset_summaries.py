@@ -37,7 +37,7 @@ MESSAGES = st.lists(st.sampled_from(["`{}` is not valid", "`{}` is empty", "`oth
 #: (id, name) of the configurations; the last has neither.
 CONFIGURATIONS = [("c0", "alpha"), ("c1", "beta"), ("c2", "alpha"), (None, None)]
 FIXTURES = Path(__file__).parent / "fixtures"
-SETTINGS = settings(max_examples=15, deadline=None,
+SETTINGS = settings(max_examples=8, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
