@@ -26,6 +26,7 @@ import pandas as pd
 from .columns import CELL_COLUMNS, FIELD_COLUMNS, ID_COLUMNS, KEYS, TARGET_KEYS
 from .conditions import conditions
 from .dtypes import (
+    STRING,
     booleans,
     categorical,
     datetimes,
@@ -384,11 +385,29 @@ def _value_index(counts: np.ndarray, skips: list[tuple[int, int]], rows: int) ->
 
 def _headers(per_target: list[dict[int, str]], counts: np.ndarray, columns: np.ndarray
              ) -> pd.Categorical:
-    """Header names by each cell's target and column position."""
-    target = np.repeat(np.arange(len(per_target), dtype=np.int64), counts)
-    width = int(columns.max()) + 2 if len(columns) else 1
-    pairs, uniques = pd.factorize(target * width + columns + 1)
-    names = [per_target[int(u) // width].get(int(u) % width - 1) for u in uniques]
-    found = categorical(names)
-    return pd.Categorical.from_codes(np.asarray(found.codes)[pairs],
-                                     categories=found.categories)
+    """Header names by each cell's target and column position.
+
+    Targets of one configuration share one header dict (`UsedConfiguration.headers`), so
+    each distinct dict becomes one row of a small table of name codes by position, and
+    the cells' codes are one lookup in it (factorizing the million (target, position)
+    pairs took five times as long).
+    """
+    distinct: dict[int, int] = {}  # id of a header dict -> its row in the table
+    row_of_target = np.fromiter((distinct.setdefault(id(h), len(distinct))
+                                 for h in per_target), dtype=np.int64, count=len(per_target))
+    width = int(columns.max()) + 2 if len(columns) else 1  # positions -1 (NA) .. max
+    names: dict[str, int] = {}
+    table = np.full((max(len(distinct), 1), width), -1, dtype=np.int32)
+    for row, header in enumerate({id(h): h for h in per_target}.values()):
+        for position, name in header.items():
+            if -1 <= position < width - 1:  # -1: the cells without a position
+                table[row, position + 1] = names.setdefault(name, len(names))
+    found = table[np.repeat(row_of_target, counts), columns + 1]
+    # Categories in first-seen order over the cells, as everywhere else.
+    seen = pd.unique(found)
+    order = seen[seen >= 0]
+    recode = np.full(len(names) + 1, -1, dtype=np.int32)  # the last slot keeps -1 (NA)
+    recode[order] = np.arange(len(order), dtype=np.int32)
+    every_name = list(names)
+    return pd.Categorical.from_codes(
+        recode[found], categories=pd.Index([every_name[i] for i in order], dtype=STRING))
