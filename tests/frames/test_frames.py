@@ -175,6 +175,38 @@ def test_tables_name_unknown_and_duplicate_columns() -> None:
                                                       "column 2 (2)"]
 
 
+def _table_result(config: dict[str, Any], columns: list[Any], n: int) -> dict[str, Any]:
+    values = [{"id": f"v{n}-{i}", "extracted_cell": "x", "table_id": f"x{n}", "row": 0,
+               "column": c, "validation_passed": True, "validation_messages": []}
+              for i, c in enumerate(columns)]
+    return {"extraction_info": {"extraction_id": f"e{n}"},
+            "extracted_targets": [{"type": "table", "used_extraction_target_id": "t",
+                                   "extracted_values": values}],
+            "used_extraction_configuration": config}
+
+
+def test_headers_follow_each_results_own_configuration() -> None:
+    # Two versions of one configuration (same id, a header renamed), each used by two
+    # results, whose copies are equal but separate objects; a header at a negative
+    # position is never a column's; cells without a position get no header.
+    def config(amount: str) -> dict[str, Any]:
+        return {"id": "c", "extraction_targets": [{"id": "t", "type": "table", "header_schema": [
+            {"id": "h0", "name": "Item", "position": 0},
+            {"id": "h1", "name": amount, "position": 1},
+            {"id": "h9", "name": "Nowhere", "position": -3}]}]}
+
+    data = [_table_result(config("Amount"), [1, 0, 5], 0),
+            _table_result(config("Total"), [1, None, 0], 1),
+            _table_result(config("Amount"), [0, 1], 2),
+            _table_result(json.loads(json.dumps(config("Total"))), [1], 3)]
+    c = frames.cells(data)
+    headers = [h if isinstance(h, str) else None for h in c["header"]]
+    assert headers == ["Amount", "Item", None, "Total", None, "Item", "Item", "Amount", "Total"]
+    # Categories in first-seen order, and only those used.
+    assert list(c["header"].cat.categories) == ["Amount", "Item", "Total"]
+    assert c["column"].tolist() == [1, 0, 5, 1, pd.NA, 0, 0, 1, 1]
+
+
 # -- targets, extractions, statuses, vault ---------------------------------------------------
 def test_targets_include_empty_ones(hand: list[dict[str, Any]]) -> None:
     t = frames.targets(hand)
