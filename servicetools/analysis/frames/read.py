@@ -228,10 +228,11 @@ class Configurations:
     """The `UsedConfiguration` of each distinct used configuration of a pass, read once.
 
     A batch's results each carry a copy of the configuration they used (equal, but
-    separate objects once parsed); reading its targets again for every result cost a
-    tenth of building the frames. A copy is shared only when its targets are equal to the
-    first copy's (one C-level comparison), so a configuration changed between two
-    extractions, under the same id, keeps its own names.
+    separate objects once parsed); indexing its targets and reading its header names
+    again for every result took about a tenth of a profiled pass. A copy is shared only
+    when its targets are equal to the first copy's (one C-level comparison, about 10 us
+    a result), so a configuration changed between two extractions, under the same id,
+    keeps its own names.
     """
 
     __slots__ = ("_seen",)

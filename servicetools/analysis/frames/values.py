@@ -397,8 +397,8 @@ def _headers(per_target: list[dict[int, str]], counts: np.ndarray, columns: np.n
 
     Targets of one configuration share one header dict (`UsedConfiguration.headers`), so
     each distinct dict becomes one row of a small table of name codes by position, and
-    the cells' codes are one lookup in it (factorizing the million (target, position)
-    pairs took five times as long).
+    the cells' codes are one lookup in it (about half the time of factorizing the
+    1.5 million (target, position) pairs of bench/frames.py: 21 against 38 ms).
     """
     distinct: dict[int, int] = {}  # id of a header dict -> its row in the table
     row_of_target = np.fromiter((distinct.setdefault(id(h), len(distinct))
