@@ -68,7 +68,8 @@ if _typing.TYPE_CHECKING:  # the names as type checkers and editors see them
         WaitTimeout,
     )
 
-# Where each public name lives: a module of ours, or (module, name) for a name in one.
+# Where each public name lives: the modules by their own path (_MODULES), the other
+# names by the module that holds them (_NAMES; the rest of __all__: the client's errors).
 _MODULES = {"audit": ".analysis.audit", "bundled": ".bundled", "errors": ".client.errors",
             "frames": ".analysis.frames", "ledger": ".analysis.ledger",
             "plots": ".analysis.plots", "report": ".report", "widgets": ".analysis.widgets",
