@@ -6,19 +6,20 @@ response (2.11), as the client's `Result` or as the plain dict; a list or a
 mapping; its ``documents`` name the documents); or the path of a ``.json`` / ``.jsonl``
 file holding them.
 
-==============  ===================================================================
-`fields`        one row per field value (`FIELD_COLUMNS`)
-`cells`         one row per table cell (`CELL_COLUMNS`)
-`tables`        ``{table_id: wide DataFrame}``, header names as columns, row as index
-`targets`       one row per extracted target (`TARGET_COLUMNS`)
-`extractions`   one row per extraction (`EXTRACTION_COLUMNS`)
-`statuses`      one row per status object, with stage durations (`STATUS_COLUMNS`)
-`vault`         one row per vault document record (`VAULT_COLUMNS`)
-`validation`    the schema-output ``validation`` flattened by path (`VALIDATION_COLUMNS`)
-`save`, `load`  Parquet or CSV (with a ``.schema.json`` beside it) that round-trip dtypes
-`dataset`       a folder of batches as partitioned Parquet, opened lazily (`Dataset`);
-                `write_dataset` and `DatasetWriter` write one, a part at a time
-==============  ===================================================================
+====================  =============================================================
+`fields`              one row per field value (`FIELD_COLUMNS`)
+`cells`               one row per table cell (`CELL_COLUMNS`)
+`fields_and_cells`    both, reading a file once (a saved batch: by pyarrow)
+`tables`              ``{table_id: wide DataFrame}``, header names as columns, row as index
+`targets`             one row per extracted target (`TARGET_COLUMNS`)
+`extractions`         one row per extraction (`EXTRACTION_COLUMNS`)
+`statuses`            one row per status object, with stage durations (`STATUS_COLUMNS`)
+`vault`               one row per vault document record (`VAULT_COLUMNS`)
+`validation`          the schema-output ``validation`` flattened by path (`VALIDATION_COLUMNS`)
+`save`, `load`        Parquet or CSV (with a ``.schema.json`` beside it) that round-trip dtypes
+`dataset`             a folder of batches as partitioned Parquet, opened lazily (`Dataset`);
+                      `write_dataset` and `DatasetWriter` write one, a part at a time
+====================  =============================================================
 
 Columns of `fields` and `cells`, in this order (`cells` adds the four table columns):
 
@@ -74,7 +75,9 @@ The modules, in reading order (the names above are re-exported here):
 `dtypes`            column builders: categoricals, `STRING`, nullable booleans ...
 `conditions`        `condition` (and `conditions` of several messages), `PLACEHOLDER`
 `read`              the inputs, `FramesError`, what a result says about itself
+`rows`              the rows a value frame is built from, and the frame
 `values`            `fields` and `cells`, the one pass over the values
+`batch_file`        a saved batch file read by pyarrow straight into columns
 `pivot`             `tables`
 `records`           `targets` and `extractions`
 `responses`         `statuses` and `vault`
@@ -118,7 +121,7 @@ from .read import FramesError
 from .records import extractions, targets
 from .responses import statuses, vault
 from .schema_output import validation
-from .values import cells, fields
+from .values import cells, fields, fields_and_cells
 
 __all__ = [
     "CELL_COLUMNS",
@@ -140,6 +143,7 @@ __all__ = [
     "dataset",
     "extractions",
     "fields",
+    "fields_and_cells",
     "load",
     "save",
     "statuses",

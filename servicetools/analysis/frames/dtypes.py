@@ -41,15 +41,21 @@ _TEXT_OR_NONE = {str, type(None)}
 _ARROW_STRINGS = getattr(STRING, "storage", None) == "pyarrow"
 
 
-def strings(values: list[Any], counts: np.ndarray | None = None) -> Any:
+def strings(values: list[Any] | pa.Array | pa.ChunkedArray,
+            counts: np.ndarray | None = None) -> Any:
     """Texts (``None`` for missing) as the `STRING` dtype; ``counts`` repeats each entry
     (one id per extraction or target, repeated for its values).
 
     pyarrow reads texts and NA-likes in one C loop, as pandas would; pandas' own
     conversion checks each element in Python first (three times pyarrow's time for the
     1.7 million values of bench/frames.py), so it only converts what pyarrow refuses
-    (numbers ...), to text as before.
+    (numbers ...), to text as before. An Arrow array of texts is taken as it is.
     """
+    if isinstance(values, pa.Array | pa.ChunkedArray):  # a reader's (frames.batch_file)
+        values = values.cast(pa.large_string())
+        if _ARROW_STRINGS and counts is None:
+            return pd.array(values, dtype=STRING)
+        values = values.to_pylist()
     if _ARROW_STRINGS:
         try:
             arrow = pa.array(values, type=pa.large_string(), from_pandas=True)

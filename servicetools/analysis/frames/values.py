@@ -1,55 +1,40 @@
 """`fields` and `cells`: one row per field value or table cell, in one pass over the values.
 
 Speed matters here (a batch holds millions of values; ``bench/frames.py``), hence the
-shape: the pass fills plain lists (`_Rows`) and one DataFrame is built at the end;
-columns that are the same for a whole extraction or target are kept once per
-extraction/target and repeated at the end; ``value_index`` and ``header`` are computed
-from positions afterwards; validation results are kept only for the values that are not
-a plain pass (``True`` and no message), the rare case; the garbage collector rests during
-the pass (`_collector_paused`); and a long list of values that is
-complete and typed as the interface says goes through C (`_well_formed`) instead of the
-careful Python loop (`_add_values`).
+shape: the pass fills plain lists (`rows.Rows`) and one DataFrame is built at the end
+(`rows.value_frame`); the garbage collector rests during the pass
+(`rows.collector_paused`); and a long list of values that is complete and typed as the
+interface says goes through C (`_well_formed`) instead of the careful Python loop
+(`_add_values`). A saved batch file skips the Python objects altogether when it can
+(`batch_file`): pyarrow parses it straight into columns.
 """
 
 from __future__ import annotations
 
-import gc
 import operator
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+import os
+from collections.abc import Callable, Mapping
 from itertools import compress
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from .columns import CELL_COLUMNS, FIELD_COLUMNS, ID_COLUMNS, KEYS, TARGET_KEYS
+from . import batch_file
 from .conditions import conditions
-from .dtypes import (
-    STRING,
-    booleans,
-    categorical,
-    datetimes,
-    integers,
-    nonblank,
-    ordered_frame,
-    sparse_categorical,
-    strings,
-)
 from .read import (
     Complain,
     Errors,
     ResultMeta,
-    UsedConfiguration,
     as_number,
     as_text,
     kind_of,
+    read_path,
     read_results,
 )
+from .rows import EMPTY, Rows, collector_paused, value_frame
 
-__all__ = ["cells", "fields"]
+__all__ = ["cells", "fields", "fields_and_cells"]
 
-_EMPTY: tuple[str, ...] = ()
 _TEXT = {str}
 #: The types `_well_formed` asks of the columns the getter gives (texts and ids aside):
 #: confidence, validation_passed, validation_messages (and row, column).
@@ -79,107 +64,45 @@ def cells(data: Any, *, errors: Errors = "raise",
     return _values(data, "table", errors, documents)
 
 
+def fields_and_cells(data: Any, *, errors: Errors = "raise",
+                     documents: Mapping[str, str] | None = None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`fields` and `cells` of ``data`` together, reading a file once.
+
+    For the path of a saved batch this parses it once for both frames (about half the
+    time of the two calls); for anything else it is the two calls.
+    """
+    Complain(errors)  # a wrong ``errors`` is refused before any reading
+    if batch_file.is_batch_file(data):
+        found = batch_file.read_values(data, ("field", "table"), documents)
+        if found is not None:
+            return value_frame(*found["field"]), value_frame(*found["table"])
+    if isinstance(data, str | os.PathLike):
+        data = read_path(data)
+    return (_values(data, "field", errors, documents),
+            _values(data, "table", errors, documents))
+
+
 def _values(data: Any, kind: str, errors: str, documents: Mapping[str, str] | None
             ) -> pd.DataFrame:
     """The one pass behind `fields` (``kind="field"``) and `cells` (``"table"``)."""
     complain = Complain(errors)
-    rows = _Rows(kind == "table")
+    if batch_file.is_batch_file(data):
+        found = batch_file.read_values(data, (kind,), documents)
+        if found is not None:
+            return value_frame(*found[kind])
+    rows = Rows(kind == "table")
     texts = rows.texts
-    with _collector_paused():
+    with collector_paused():
         for _data, where, meta in read_results(data, errors, documents):
             start = len(texts)
             _add_targets(rows, meta, where, kind, complain)
             if len(texts) > start:
                 rows.add_extraction(meta, len(texts) - start)
-        return _frame(rows)
+        return value_frame(rows)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the pass, back as it was after.
-
-    The pass allocates millions of tuples and lists, none of them in a cycle; each burst
-    of allocations would otherwise set off collections that walk every object of the
-    parsed batch (a third of the pass's time on a freshly parsed one).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-class _Rows:
-    """The plain lists a value frame is built from.
-
-    One entry per value in ``value_ids``, ``texts``, ``confidences`` (and the cell
-    positions); one per extraction in ``extractions`` and per target in ``targets``,
-    with the number of values each covers; ``odd_*`` only for the values that are not a
-    plain pass, at the row ``odd_at``; ``skips`` (from, to) for the rows whose
-    ``value_index`` moves on by one because a malformed value before them was left out.
-    """
-
-    __slots__ = ("table", "key", "getter", "extractions", "extraction_counts", "targets",
-                 "target_counts", "target_headers", "value_ids", "texts", "confidences",
-                 "table_ids", "table_id_counts", "cell_rows", "cell_columns", "odd_at",
-                 "odd_passed", "odd_messages", "odd_conditions", "skips")
-
-    def __init__(self, table: bool) -> None:
-        self.table = table
-        self.key = "extracted_cell" if table else "extracted_field"
-        self.getter = operator.itemgetter(self.key, "confidence", "validation_passed",
-                                          "validation_messages", "id",
-                                          *(("table_id", "row", "column") if table else ()))
-        self.extractions: dict[str, list[Any]] = {name: [] for name in KEYS + ("created",)}
-        self.extraction_counts: list[int] = []
-        self.targets: dict[str, list[Any]] = {name: [] for name in
-                                              TARGET_KEYS + ("target_confidence",)}
-        self.target_counts: list[int] = []
-        self.target_headers: list[dict[int, str]] = []
-        self.value_ids: list[Any] = []
-        self.texts: list[Any] = []
-        self.confidences: list[float] = []
-        self.table_ids: list[Any] = []  # in runs: a table's id once, with its length
-        self.table_id_counts: list[int] = []
-        self.cell_rows: list[int] = []
-        self.cell_columns: list[int] = []
-        self.odd_at: list[int] = []
-        self.odd_passed: list[int] = []  # the nullable-boolean codes of `booleans`
-        self.odd_messages: list[Any] = []
-        self.odd_conditions: list[Any] = []
-        self.skips: list[tuple[int, int]] = []
-
-    def add_extraction(self, meta: ResultMeta, n: int) -> None:
-        """The columns the extraction's last ``n`` rows share."""
-        extractions = self.extractions
-        for name in KEYS:
-            extractions[name].append(getattr(meta, name))
-        extractions["created"].append(meta.created)
-        self.extraction_counts.append(n)
-
-    def add_target(self, target: dict[str, Any], tconf: float, config: UsedConfiguration,
-                   n: int) -> None:
-        """The columns the target's last ``n`` rows share."""
-        target_id = target.get("used_extraction_target_id")
-        if type(target_id) is not str:
-            target_id = as_text(target_id)
-        targets = self.targets
-        targets["target_id"].append(target_id)
-        targets["target_name"].append(config.name(target_id))
-        group, own_id = target.get("used_extraction_group_id"), target.get("id")
-        targets["extraction_group"].append(group if type(group) is str and group
-                                           else as_text(group))
-        targets["extracted_target_id"].append(own_id if type(own_id) is str and own_id
-                                              else as_text(own_id))
-        targets["target_confidence"].append(tconf)
-        self.target_counts.append(n)
-        if self.table:
-            self.target_headers.append(config.headers(target_id))
-
-
-def _add_targets(rows: _Rows, meta: ResultMeta, where: str, kind: str, complain: Complain
+def _add_targets(rows: Rows, meta: ResultMeta, where: str, kind: str, complain: Complain
                  ) -> None:
     """The values of one result's targets of ``kind``, and each target's own columns."""
     texts = rows.texts
@@ -243,7 +166,7 @@ def _well_formed(values: list[Any], getter: Callable[[Any], tuple[Any, ...]], ta
     return columns
 
 
-def _add_well_formed(rows: _Rows, columns: list[tuple[Any, ...]]) -> None:
+def _add_well_formed(rows: Rows, columns: list[tuple[Any, ...]]) -> None:
     """The values `_well_formed` vouched for: whole columns at once."""
     texts, passes, message_lists = columns[0], columns[2], columns[3]
     n0 = len(rows.texts)
@@ -275,7 +198,7 @@ def _add_well_formed(rows: _Rows, columns: list[tuple[Any, ...]]) -> None:
         rows.odd_conditions.append(conditions(msgs, texts[at]) if msgs else None)
 
 
-def _add_values(rows: _Rows, values: list[Any], tconf: float, where: str, j: int,
+def _add_values(rows: Rows, values: list[Any], tconf: float, where: str, j: int,
                 complain: Complain) -> None:
     """The values of one target one by one, leaving out (and complaining of) bad ones."""
     key, table, texts = rows.key, rows.table, rows.texts
@@ -314,7 +237,7 @@ def _add_values(rows: _Rows, values: list[Any], tconf: float, where: str, j: int
         rows.skips.extend((at, end) for at in skipped)
 
 
-def _add_odd(rows: _Rows, passed: Any, msgs: Any, text: str | None, where: str, j: int,
+def _add_odd(rows: Rows, passed: Any, msgs: Any, text: str | None, where: str, j: int,
              i: int, complain: Complain) -> None:
     """The validation of the next row, which is not a plain pass (or is malformed)."""
     rows.odd_at.append(len(rows.texts))
@@ -326,96 +249,6 @@ def _add_odd(rows: _Rows, passed: Any, msgs: Any, text: str | None, where: str, 
         if msgs or (msgs is not None and type(msgs) is not list):
             complain(f"{where}.extracted_targets[{j}].extracted_values[{i}]."
                      "validation_messages", "not an array of strings")
-        msgs = _EMPTY if type(msgs) is list else None
+        msgs = EMPTY if type(msgs) is list else None
         rows.odd_conditions.append(None)
     rows.odd_messages.append(msgs)
-
-
-# -- the frame -------------------------------------------------------------------------------
-def _frame(rows: _Rows) -> pd.DataFrame:
-    """The value frame of the filled lists: repeated columns expanded, dtypes made."""
-    n = len(rows.texts)
-    ex_counts = np.asarray(rows.extraction_counts, dtype=np.int64)
-    tg_counts = np.asarray(rows.target_counts, dtype=np.int64)
-    ex, tg = rows.extractions, rows.targets
-    cols: dict[str, Any] = {
-        name: (strings if name in ID_COLUMNS else categorical)(ex[name], ex_counts)
-        for name in KEYS}
-    for name in TARGET_KEYS:
-        cols[name] = (strings if name in ID_COLUMNS else categorical)(tg[name], tg_counts)
-    cols["target_confidence"] = np.repeat(np.asarray(tg["target_confidence"], dtype=float),
-                                          tg_counts)
-    cols["created"] = datetimes(ex["created"], ex_counts)
-    cols["value_index"] = _value_index(tg_counts, rows.skips, n)
-    cols["value_id"] = strings(rows.value_ids)
-    cols["value"] = strings(rows.texts)
-    # Read: some text, not blanks (the service's "not found" is the empty string).
-    cols["found"] = nonblank(cols["value"])
-    cols["confidence"] = np.asarray(rows.confidences, dtype=np.float64)
-    _add_validation_columns(cols, rows, n)
-    if not rows.table:
-        return ordered_frame(cols, FIELD_COLUMNS)
-    positions = np.asarray(rows.cell_columns, dtype=np.int64)
-    cols["table_id"] = strings(rows.table_ids,
-                               np.asarray(rows.table_id_counts, dtype=np.int64))
-    cols["row"] = integers(rows.cell_rows)
-    cols["column"] = integers(positions)
-    cols["header"] = _headers(rows.target_headers, tg_counts, positions)
-    return ordered_frame(cols, CELL_COLUMNS)
-
-
-def _add_validation_columns(cols: dict[str, Any], rows: _Rows, n: int) -> None:
-    """``validation_passed``, ``validation_messages`` and ``condition``: a plain pass
-    everywhere but at the odd rows."""
-    passed_codes = np.ones(n, dtype=np.int8)
-    passed_codes[rows.odd_at] = rows.odd_passed
-    cols["validation_passed"] = booleans(passed_codes)
-    messages: np.ndarray = np.empty(n, dtype=object)
-    messages.fill(_EMPTY)
-    for at, msgs in zip(rows.odd_at, rows.odd_messages, strict=True):
-        messages[at] = msgs  # one by one: a slice assignment would unpack the tuples
-    cols["validation_messages"] = messages
-    cols["condition"] = sparse_categorical(n, rows.odd_at, rows.odd_conditions)
-
-
-def _value_index(counts: np.ndarray, skips: list[tuple[int, int]], rows: int) -> np.ndarray:
-    """Each row's place in its target's value list, counting left-out malformed values."""
-    starts = np.repeat(np.cumsum(counts) - counts, counts)
-    index = np.arange(rows, dtype=np.int64) - starts
-    if skips:
-        bump = np.zeros(rows + 1, dtype=np.int64)
-        for first, end in skips:  # the target's later rows move one place on
-            bump[first] += 1
-            bump[end] -= 1
-        index += np.cumsum(bump)[:rows]
-    return index
-
-
-def _headers(per_target: list[dict[int, str]], counts: np.ndarray, columns: np.ndarray
-             ) -> pd.Categorical:
-    """Header names by each cell's target and column position.
-
-    Targets of one configuration share one header dict (`UsedConfiguration.headers`), so
-    each distinct dict becomes one row of a small table of name codes by position, and
-    the cells' codes are one lookup in it (about half the time of factorizing the
-    1.5 million (target, position) pairs of bench/frames.py: 21 against 38 ms).
-    """
-    distinct: dict[int, int] = {}  # id of a header dict -> its row in the table
-    row_of_target = np.fromiter((distinct.setdefault(id(h), len(distinct))
-                                 for h in per_target), dtype=np.int64, count=len(per_target))
-    width = int(columns.max()) + 2 if len(columns) else 1  # positions -1 (NA) .. max
-    names: dict[str, int] = {}
-    table = np.full((max(len(distinct), 1), width), -1, dtype=np.int32)
-    for row, header in enumerate({id(h): h for h in per_target}.values()):
-        for position, name in header.items():
-            if -1 <= position < width - 1:  # -1: the cells without a position
-                table[row, position + 1] = names.setdefault(name, len(names))
-    found = table[np.repeat(row_of_target, counts), columns + 1]
-    # Categories in first-seen order over the cells, as everywhere else.
-    seen = pd.unique(found)
-    order = seen[seen >= 0]
-    recode = np.full(len(names) + 1, -1, dtype=np.int32)  # the last slot keeps -1 (NA)
-    recode[order] = np.arange(len(order), dtype=np.int32)
-    every_name = list(names)
-    return pd.Categorical.from_codes(
-        recode[found], categories=pd.Index([every_name[i] for i in order], dtype=STRING))
