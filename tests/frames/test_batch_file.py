@@ -202,6 +202,8 @@ DATA_ODDITIES: dict[str, Callable[[dict[str, Any]], None]] = {
          "position"), None),
     "a header without a position": _drop_position,
     "extraction_info that is not an object": _set(("extraction_info",), "e1"),
+    "a name holding a separator of the fast read's keys": _set(
+        ("used_extraction_configuration", "extraction_targets", 0, "name"), "To\x1ftal"),
 }
 
 
@@ -250,6 +252,12 @@ def test_file_oddities_go_the_careful_way(tmp_path: Path) -> None:
                   *good[2:]])
     assert fast(path) is None
     assert frames.fields(path)["value"].tolist() == ["2", "12.00"]
+
+    # An extraction id twice: Batch.load keeps the last, in the first one's place.
+    _write(path, [good[0].replace('"results":2', '"results":3'), good[1], good[2],
+                  good[1].replace('"12.00"', '"13.00"'), good[3]])
+    assert fast(path) is None
+    assert frames.fields(path)["value"].tolist() == ["13.00", "12.00"]
 
     # A failure before the results: read the careful way, with the same frames.
     _write(path, [good[0], good[3], good[1], good[2]])

@@ -71,9 +71,11 @@ _SCHEMA = pa.schema([
 
 #: A column as pyarrow gives it: chunked when read from the file.
 _Column: TypeAlias = pa.Array | pa.ChunkedArray
-#: Separators of the configuration keys (`_configuration_codes`): control characters
-#: that the interface's ids and names do not hold; a clash would only merge two keys.
-_UNIT, _RECORD, _GROUP = "\x1f", "\x1e", "\x1d"
+#: The separators and markers of the configuration keys (`_configuration_codes`):
+#: control characters, which a configuration's ids and names do not hold (one that does
+#: goes the careful way).
+_UNIT, _RECORD, _GROUP, _NULL, _NOT_OBJECT = "\x1f", "\x1e", "\x1d", "\x00", "\x01"
+_SEPARATORS = r"[\x00\x01\x1d-\x1f]"  # as a regular expression (RE2)
 
 
 def is_batch_file(data: Any) -> bool:
@@ -423,12 +425,17 @@ def _list_parts(lists: pa.ListArray) -> tuple[pa.Array, pa.Array]:
 
 def _configurations(targets: pa.ListArray) -> list[UsedConfiguration] | None:
     """Each result's `UsedConfiguration`, one per distinct configuration; None when a
-    header position is null (the careful pass tells that from a missing one)."""
+    header position is null (the careful pass tells that from a missing one), or when a
+    configuration's text holds one of the separators of `_configuration_codes`."""
     target_offsets, flat = _list_parts(targets)
     schema = pc.struct_field(flat, "header_schema")
     header_offsets, headers = _list_parts(schema)
     positions = pc.struct_field(headers, "position")
     if positions.null_count > headers.null_count:
+        return None
+    texts = [pc.struct_field(headers, k) for k in ("id", "name")] + [
+        pc.struct_field(flat, k) for k in ("id", "type", "name")]
+    if any(pc.any(pc.match_substring_regex(text, _SEPARATORS)).as_py() for text in texts):
         return None
     codes = _configuration_codes(targets, target_offsets, flat, schema, header_offsets,
                                  headers)
@@ -443,21 +450,22 @@ def _configuration_codes(targets: pa.ListArray, target_offsets: pa.Array,
                          flat: pa.StructArray, schema: pa.ListArray, header_offsets: pa.Array,
                          headers: pa.StructArray) -> list[int]:
     """A code per result, equal for results whose configurations give the same names,
-    types and headers: each configuration joined into one text in C."""
+    types and headers: each configuration joined into one text in C (its parts hold no
+    separator: `_configurations` checked)."""
     def joined(*parts: pa.Array) -> pa.Array:
         return pc.binary_join_element_wise(
             *(pc.cast(p, pa.string()) for p in parts), _UNIT,
-            null_handling="replace", null_replacement="\x00")
+            null_handling="replace", null_replacement=_NULL)
 
     one_header = joined(*(pc.struct_field(headers, k) for k in ("id", "name", "position")))
-    one_header = pc.if_else(headers.is_valid(), one_header, "\x01")
+    one_header = pc.if_else(headers.is_valid(), one_header, _NOT_OBJECT)
     header_lists = pa.ListArray.from_arrays(header_offsets, one_header,
                                             mask=schema.is_null())
-    header_texts = pc.fill_null(pc.binary_join(header_lists, _RECORD), "\x00")
+    header_texts = pc.fill_null(pc.binary_join(header_lists, _RECORD), _NULL)
     one_target = joined(*(pc.struct_field(flat, k) for k in ("id", "type", "name")),
                         header_texts)
-    one_target = pc.if_else(flat.is_valid(), one_target, "\x01")
+    one_target = pc.if_else(flat.is_valid(), one_target, _NOT_OBJECT)
     target_lists = pa.ListArray.from_arrays(target_offsets, one_target,
                                             mask=targets.is_null())
-    keys = pc.fill_null(pc.binary_join(target_lists, _GROUP), "\x00")
+    keys = pc.fill_null(pc.binary_join(target_lists, _GROUP), _NULL)
     return pc.dictionary_encode(keys).indices.to_pylist()
