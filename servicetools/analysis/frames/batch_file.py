@@ -309,7 +309,6 @@ class _Batch:
             rows.target_headers = [c.headers(t) for c, t in zip(configs, target_ids,
                                                                    strict=True)]
 
-
     def _value_columns(self, rows: Rows, keep: np.ndarray | None, counts: np.ndarray
                        ) -> ValueColumns | None:
         """The per-value columns of the values ``keep`` marks (all if None), and the odd
@@ -333,10 +332,11 @@ class _Batch:
 
         confidences = numbers("confidence")
         missing = np.isnan(confidences) & numbers("confidence_is_null")
-        if missing.any():  # the target's, as the careful pass does
+        if missing.any():  # the target's, as the careful pass does (a new array: the
+            # batch's own column is kept for the other kind)
             own = np.repeat(np.asarray(rows.targets["target_confidence"], dtype=np.float64),
                             counts)
-            confidences[missing] = own[missing]
+            confidences = np.where(missing, own, confidences)
         codes = numbers("validation_passed")
         odd = np.flatnonzero((codes != 1) | (numbers("n_messages") != 0))
         _add_odd(rows, odd, codes, self.all_values, rows.key,
