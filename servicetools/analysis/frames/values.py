@@ -73,10 +73,9 @@ def fields_and_cells(data: Any, *, errors: Errors = "raise",
     time of the two calls); for anything else it is the two calls.
     """
     Complain(errors)  # a wrong ``errors`` is refused before any reading
-    if batch_file.is_batch_file(data):
-        found = batch_file.read_values(data, ("field", "table"), documents)
-        if found is not None:
-            return value_frame(*found["field"]), value_frame(*found["table"])
+    read = _from_batch_file(data, ("field", "table"), documents)
+    if read is not None:
+        return read[0], read[1]
     if isinstance(data, str | os.PathLike):
         data = read_path(data)
     return (_values(data, "field", errors, documents),
@@ -87,10 +86,9 @@ def _values(data: Any, kind: str, errors: str, documents: Mapping[str, str] | No
             ) -> pd.DataFrame:
     """The one pass behind `fields` (``kind="field"``) and `cells` (``"table"``)."""
     complain = Complain(errors)
-    if batch_file.is_batch_file(data):
-        found = batch_file.read_values(data, (kind,), documents)
-        if found is not None:
-            return value_frame(*found[kind])
+    read = _from_batch_file(data, (kind,), documents)
+    if read is not None:
+        return read[0]
     rows = Rows(kind == "table")
     texts = rows.texts
     with collector_paused():
@@ -100,6 +98,16 @@ def _values(data: Any, kind: str, errors: str, documents: Mapping[str, str] | No
             if len(texts) > start:
                 rows.add_extraction(meta, len(texts) - start)
         return value_frame(rows)
+
+
+def _from_batch_file(data: Any, kinds: tuple[str, ...], documents: Mapping[str, str] | None
+                     ) -> list[pd.DataFrame] | None:
+    """The frames of ``kinds`` read from a saved batch file by pyarrow (`batch_file`);
+    None when ``data`` is no such file, or when the file read declines it."""
+    if not batch_file.is_batch_file(data):
+        return None
+    found = batch_file.read_values(data, kinds, documents)
+    return None if found is None else [value_frame(*found[kind]) for kind in kinds]
 
 
 def _add_targets(rows: Rows, meta: ResultMeta, where: str, kind: str, complain: Complain
