@@ -113,6 +113,11 @@ class PostgresServer:
         self._run(pg_ctl, "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
                   "-t", "60", "start")
 
+    @property
+    def socket_path(self) -> Path:
+        """The server's unix socket (libpq names it by the port: ``.s.PGSQL.5432``)."""
+        return self.socket_dir / ".s.PGSQL.5432"
+
     def url(self, database: str = "postgres") -> str:
         """The libpq URL of a database on this server, through its socket."""
         return f"postgresql:///{database}?host={self.socket_dir}&user={self.user}"

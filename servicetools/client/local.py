@@ -196,13 +196,15 @@ class LocalWorkers:
         self.args = list(args or [])
         self.env = dict(env or {})
         self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def log_path(self) -> Path:
-        return self.data_dir / f"worker-{id(self):x}.log"
+        # Its own name: `start` waits for a line of this log, which an older log of the
+        # same name would already hold (an ``id()`` is reused once its object is gone).
+        self.log_path = self.data_dir / f"worker-{secrets.token_hex(6)}.log"
 
     def start(self, timeout: float = START_TIMEOUT) -> LocalWorkers:
-        """Start the workers and wait until they say they run."""
+        """Start the workers (again, after `kill` or `stop`) and wait until they say they
+        run; while they run, this does nothing (a second command would be orphaned)."""
+        if self.process is not None and self.process.poll() is None:
+            return self
         self.data_dir.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, "-m", "servicetools", "worker", "--database", self.database,
                "--data-dir", str(self.data_dir), "--processes", str(self.processes),

@@ -13,6 +13,7 @@ import pytest
 
 from servicetools.service.core.store import new_id
 
+from ..pgproxy import CommitDropper
 from ..postgres import PostgresServer
 
 pytest.importorskip("psycopg")
@@ -143,3 +144,35 @@ def test_a_synchronous_job_leaves_its_reply_for_the_waiting_api(store: PgStore) 
                                             failed: (None, "the document cannot be read")}
     assert q.take_replies([ok, failed]) == {} and q_empty(store)
     assert store.snapshot("u1", ok) == ("none", None)
+
+
+# -- a write whose commit was done but whose answer was lost --------------------------------
+@pytest.fixture
+def dropper(postgres: PostgresServer) -> Iterator[CommitDropper]:
+    proxy = CommitDropper(postgres.socket_path)
+    yield proxy
+    proxy.close()
+
+
+def test_a_write_whose_commit_answer_is_lost_is_tried_again_and_stored_once(
+        postgres: PostgresServer, dropper: CommitDropper) -> None:
+    # The retry finds the statuses of the try before and writes nothing twice: a second
+    # insert of the same status ids would fail, and a second finish would find its job
+    # gone and call the run taken over.
+    store = PgStore(dropper.url(postgres.new_database()), pool_size=2)
+    try:
+        q = queue(store)
+        extraction_id = enqueue(q)
+        lease = q.claim()
+        assert lease is not None
+        dropper.drop_next_commit()
+        assert q.stages(lease, [("started", "", None)]) is True
+        dropper.drop_next_commit()
+        assert q.finish(lease, {"data": 1}, {"pages": 1}, ENDED, {"data": 1}) is True
+        assert dropper.dropped == 2
+        assert history(store, extraction_id) == [
+            "not_started", "started", *(status for status, _ in ENDED)]
+        assert not lease.lost.is_set() and q.counts() == {}
+        assert store.take_data("u1", extraction_id) == ("present", '{"data": 1}')
+    finally:
+        store.close()

@@ -14,6 +14,16 @@ with ``FOR UPDATE SKIP LOCKED`` under leases.
 - `reap` ends in ``error``, with the reason, the jobs whose lease expired after their
   last allowed attempt.
 
+The database may be away (a crash, a restart, the network) at any of these steps, even
+in the middle of one. Every method then raises `Unrecorded` ("nothing was recorded"),
+never a status of its own: an extraction ends in ``error`` for a reason of its document
+or the engine, or after its last attempt, not because the database blinked. A run's
+writes (`stages`, `finish`) are retried with backoff for as long as the lease is still
+this worker's by its own clock, so a short outage costs nothing; past that, the job is
+left to be taken over after its lease. A retried write carries the status ids of its
+first try: when that try was committed and only its answer lost, the retry finds them
+and writes nothing twice.
+
 Why not procrastinate: its jobs live in its own tables and change state in its own
 transactions, so "the status row changes in the same transaction as the job" would need
 a second bookkeeping of our own beside it; its workers are asyncio tasks, where ours are
@@ -23,8 +33,12 @@ processes for a CPU-bound engine. The guarantees here take a handful of statemen
 from __future__ import annotations
 
 import json
+import logging
 import threading
+import time
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,12 +47,20 @@ import psycopg
 from ...wire.protocol import FINAL_STATUSES, StatusType
 from .pgstore import Conn, PgStore, write_extraction, write_finish, write_statuses
 from .pipeline import Job, Unrecorded
+from .storage import StoreUnavailable
+from .store import new_id
 
 __all__ = ["Lease", "PgQueue", "gave_up"]
+
+log = logging.getLogger("servicetools.worker")
 
 #: How long a synchronous trigger's reply waits for the API process that asked for it
 #: (which may have died) before `reap` removes it.
 REPLY_KEPT_SECONDS = 3600
+#: Seconds before the first retry of a run's write while the database is away, and the
+#: most between two (the wait doubles): a restart of the server takes a second or two.
+RETRY_FIRST = 0.1
+RETRY_MOST = 2.0
 
 
 def gave_up(attempts: int, owner: str | None) -> str:
@@ -54,12 +76,20 @@ class Lease:
     job: Job
     lease_id: str
     attempt: int
+    #: When the lease runs out by this worker's clock (`time.monotonic`), as of the last
+    #: renewal known to be committed: counted from before the statement, so never later
+    #: than the database's own ``lease_expires``.
+    expires: float = 0.0
     #: Set when a renewal was refused: another worker has the job now.
     lost: threading.Event = field(default_factory=threading.Event)
 
     @property
     def extraction_id(self) -> str:
         return self.job.extraction_id
+
+    def renewed(self, at: float, seconds: float) -> None:
+        # The heartbeat and the run both renew; a late answer must not shorten it.
+        self.expires = max(self.expires, at + seconds)
 
 
 def _job_json(job: Job) -> str:
@@ -96,7 +126,7 @@ class PgQueue:
         final status message)}``."""
         if not ids:
             return {}
-        with self.store.transaction() as db:
+        with _recording("taking synchronous replies"), self.store.transaction() as db:
             rows = db.execute("DELETE FROM jobs WHERE extraction_id = ANY(%s)"
                               " AND state = 'done' RETURNING extraction_id, reply_json",
                               (ids,)).fetchall()
@@ -113,7 +143,8 @@ class PgQueue:
         """The oldest job nobody holds (queued, or its lease expired with attempts left),
         now leased to this worker; None when there is none."""
         lease_id = uuid.uuid4().hex
-        with self.store.transaction() as db:
+        asked = time.monotonic()
+        with _recording("claiming a job"), self.store.transaction() as db:
             row = db.execute(
                 "WITH next AS (SELECT extraction_id FROM jobs WHERE state = 'queued'"
                 " OR (state = 'running' AND lease_expires < now() AND attempts < max_attempts)"
@@ -127,7 +158,9 @@ class PgQueue:
             return None
         job = Job(**json.loads(row["job_json"]))
         job.data = bytes(row["data"]) if row["data"] is not None else None
-        return Lease(job, lease_id, row["attempts"])
+        lease = Lease(job, lease_id, row["attempts"])
+        lease.renewed(asked, self.lease_seconds)
+        return lease
 
     def _hold(self, db: Conn, lease: Lease) -> bool | None:
         """Renew the lease inside ``db``; whether the job is synchronous, or None (and
@@ -142,46 +175,80 @@ class PgQueue:
         return bool(row["sync"])
 
     def extend(self, lease: Lease) -> bool:
-        """The heartbeat: renew the lease; False when another worker holds the job now."""
-        try:
-            with self.store.transaction() as db:
-                return self._hold(db, lease) is not None
-        except psycopg.Error as exc:
-            raise Unrecorded(str(exc)) from exc
+        """The heartbeat: renew the lease; False when another worker holds the job now.
+        One try: the heartbeat itself comes back a third of a lease later."""
+        asked = time.monotonic()
+        with _recording(f"renewing the lease of {lease.extraction_id}"), \
+                self.store.transaction() as db:
+            held = self._hold(db, lease) is not None
+        if held:
+            lease.renewed(asked, self.lease_seconds)
+        return held
 
     def stages(self, lease: Lease, stages: list[tuple[str, str, float | None]]) -> bool:
         """Append statuses while holding the job; a final one ends the job."""
-        try:
-            with self.store.transaction() as db:
-                sync = self._hold(db, lease)
-                if sync is None or not write_statuses(db, lease.extraction_id, stages):
-                    return False
-                if any(s[0] in FINAL_STATUSES for s in stages):
-                    _end(db, lease.extraction_id, sync, None)
-                return True
-        except psycopg.Error as exc:
-            raise Unrecorded(str(exc)) from exc
+        ids = [new_id() for _ in stages]
+
+        def write(db: Conn) -> bool:
+            sync = self._hold(db, lease)
+            if sync is None or not write_statuses(db, lease.extraction_id, stages, ids):
+                return False
+            if any(s[0] in FINAL_STATUSES for s in stages):
+                _end(db, lease.extraction_id, sync, None)
+            return True
+
+        return self._through_lease(lease, ids, write)
 
     def finish(self, lease: Lease, data: dict[str, Any] | None, usage: dict[str, Any],
                stages: list[tuple[str, float]], reply: dict[str, Any]) -> bool:
         """Store the result and the closing statuses while holding the job, and end it
         (``reply``: what a synchronous trigger answers, saved or not)."""
-        try:
-            with self.store.transaction() as db:
-                sync = self._hold(db, lease)
-                if sync is None or not write_finish(db, lease.extraction_id, data, usage,
-                                                    stages):
-                    return False
-                _end(db, lease.extraction_id, sync, reply)
-                return True
-        except psycopg.Error as exc:
-            raise Unrecorded(str(exc)) from exc
+        ids = [new_id() for _ in stages]
+
+        def write(db: Conn) -> bool:
+            sync = self._hold(db, lease)
+            if sync is None or not write_finish(db, lease.extraction_id, data, usage,
+                                                stages, ids):
+                return False
+            _end(db, lease.extraction_id, sync, reply)
+            return True
+
+        return self._through_lease(lease, ids, write)
+
+    def _through_lease(self, lease: Lease, ids: list[str], write: Callable[[Conn], bool]
+                       ) -> bool:
+        """Run ``write`` (which renews the lease first) in one transaction; while the
+        database cannot be reached, try again with backoff until the lease runs out by
+        this worker's clock, then `Unrecorded`. ``ids``: the statuses ``write`` adds; a
+        retry that finds them knows the try before was committed."""
+        wait = RETRY_FIRST
+        first = True
+        while True:
+            asked = time.monotonic()
+            try:
+                with self.store.transaction() as db:
+                    if not first and _written(db, ids):
+                        return True
+                    done = write(db)
+                if not lease.lost.is_set():
+                    lease.renewed(asked, self.lease_seconds)
+                return done
+            except StoreUnavailable as exc:
+                if time.monotonic() + wait >= lease.expires:
+                    raise Unrecorded(f"the lease of {lease.extraction_id} ran out while the "
+                                     f"database was away: {exc}") from exc
+                log.warning("extraction %s: the database is away, writing again in %.1f s"
+                            " (%s)", lease.extraction_id, wait, exc)
+            except psycopg.Error as exc:  # not an outage: trying again would fail again
+                raise Unrecorded(str(exc)) from exc
+            time.sleep(wait)
+            wait, first = min(2 * wait, RETRY_MOST), False
 
     def reap(self) -> list[str]:
         """End in error the jobs abandoned after their last attempt; their ids. Also drop
         synchronous replies nobody came for."""
         ended = []
-        with self.store.transaction() as db:
+        with _recording("ending abandoned jobs"), self.store.transaction() as db:
             rows = db.execute(
                 "SELECT extraction_id, attempts, lease_owner, sync FROM jobs"
                 " WHERE state = 'running' AND lease_expires < now()"
@@ -199,6 +266,23 @@ class PgQueue:
         """Jobs per state (health checks, the bench)."""
         rows = self.store._all("SELECT state, count(*) AS n FROM jobs GROUP BY state")
         return {r["state"]: int(r["n"]) for r in rows}
+
+
+@contextmanager
+def _recording(what: str) -> Iterator[None]:
+    """Any failure of the database inside is `Unrecorded`: nothing of ``what`` was
+    recorded, and the caller tries again later (the store's own `StoreUnavailable` for an
+    outage is a `RuntimeError`, not a `psycopg.Error`)."""
+    try:
+        yield
+    except (StoreUnavailable, psycopg.Error) as exc:
+        raise Unrecorded(f"{what}: {exc}") from exc
+
+
+def _written(db: Conn, ids: list[str]) -> bool:
+    """Whether the statuses ``ids`` are stored (a try whose commit's answer was lost)."""
+    return db.execute("SELECT 1 FROM statuses WHERE id = ANY(%s) LIMIT 1",
+                      (ids,)).fetchone() is not None
 
 
 def _end(db: Conn, extraction_id: str, sync: bool, reply: dict[str, Any] | None) -> None:

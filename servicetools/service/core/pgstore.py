@@ -394,8 +394,10 @@ def write_extraction(db: Conn, info: dict[str, Any], *, delete_after_first_fetch
 
 
 def write_finish(db: Conn, extraction_id: str, data: dict[str, Any] | None,
-                 usage: dict[str, Any], stages: list[tuple[str, float]]) -> bool:
-    """`PgStore.finish` inside the caller's transaction ``db``."""
+                 usage: dict[str, Any], stages: list[tuple[str, float]],
+                 ids: list[str] | None = None) -> bool:
+    """`PgStore.finish` inside the caller's transaction ``db`` (``ids``: the statuses'
+    own, when the caller chose them)."""
     if not lock_unfinished(db, extraction_id):
         return False
     if data is not None:
@@ -406,16 +408,18 @@ def write_finish(db: Conn, extraction_id: str, data: dict[str, Any] | None,
                " WHERE extraction_id = %s",
                (json.dumps(usage), "present" if data is not None else "none",
                 any(s in FINAL_STATUSES for s, _ in stages), extraction_id))
-    insert_statuses(db, extraction_id, [(s, "", ts) for s, ts in stages])
+    insert_statuses(db, extraction_id, [(s, "", ts) for s, ts in stages], ids)
     return True
 
 
 def write_statuses(db: Conn, extraction_id: str,
-                   stages: list[tuple[str, str, float | None]]) -> bool:
-    """`PgStore.add_statuses` inside the caller's transaction ``db``."""
+                   stages: list[tuple[str, str, float | None]],
+                   ids: list[str] | None = None) -> bool:
+    """`PgStore.add_statuses` inside the caller's transaction ``db`` (``ids`` as in
+    `write_finish`)."""
     if not lock_unfinished(db, extraction_id):
         return False
-    insert_statuses(db, extraction_id, stages)
+    insert_statuses(db, extraction_id, stages, ids)
     if any(s[0] in FINAL_STATUSES for s in stages):
         db.execute("UPDATE extractions SET finished = true WHERE extraction_id = %s",
                    (extraction_id,))
@@ -434,10 +438,12 @@ def lock_unfinished(db: Conn, extraction_id: str) -> bool:
 
 
 def insert_statuses(db: Conn, extraction_id: str,
-                     stages: list[tuple[str, str, float | None]]) -> None:
+                    stages: list[tuple[str, str, float | None]],
+                    ids: list[str] | None = None) -> None:
     with db.cursor() as cur:
         cur.executemany(
             "INSERT INTO statuses (id, extraction_id, status_type, message, ts)"
             " VALUES (%s, %s, %s, %s, %s)",
-            [(new_id(), extraction_id, str(status_type), _text(message),
-              time.time() if ts is None else ts) for status_type, message, ts in stages])
+            [(status_id, extraction_id, str(status_type), _text(message),
+              time.time() if ts is None else ts) for status_id, (status_type, message, ts)
+             in zip(ids or [new_id() for _ in stages], stages, strict=True)])

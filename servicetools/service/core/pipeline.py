@@ -26,7 +26,7 @@ from ..settings import Settings
 from .documents import inspect_document
 from .hosted import DownloadError, download
 from .objectstore import StorageError
-from .storage import Storage, open_store
+from .storage import Storage, StoreUnavailable, open_store
 
 log = logging.getLogger("servicetools.service")
 
@@ -149,6 +149,9 @@ def execute(job: Job, settings: Settings, vault: Any, recorder: Recorder) -> dic
         return _run(job, settings, vault, recorder, stage, picked)
     except (Stopped, Unrecorded):
         raise
+    except StoreUnavailable as exc:
+        # The database went away under the vault's records: not the document's fault.
+        raise Unrecorded(str(exc)) from exc
     except (PipelineFailure, DownloadError) as exc:
         message = str(exc)
     except StorageError as exc:

@@ -16,12 +16,10 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
-import psycopg
-
 from ..settings import Settings
 from .pgqueue import PgQueue
 from .pgstore import PgStore
-from .pipeline import Job, PipelineFailure
+from .pipeline import Job, PipelineFailure, Unrecorded
 from .worker import WorkerPool
 
 log = logging.getLogger("servicetools.service")
@@ -83,7 +81,7 @@ class QueuedPipeline:
                 continue
             try:
                 replies = self.queue.take_replies(ids)
-            except psycopg.Error as exc:  # the database restarts: the replies wait there
+            except Unrecorded as exc:  # the database restarts: the replies wait there
                 log.warning("synchronous replies cannot be read now: %s", exc)
                 self._stop.wait(1.0)
                 continue

@@ -5,6 +5,9 @@ Each process loops: reap abandoned jobs, claim one, run it with a heartbeat thre
 renews the lease, write every stage through the lease. Processes, not threads: the engine
 is CPU-bound. They share nothing but the database and the vault's store, so any number
 of them, on any machines, may work on one queue.
+
+While the database is away, nothing here stops: the loop waits and claims again, the
+heartbeat keeps trying, and a run's writes wait for it within the lease (core/pgqueue.py).
 """
 
 from __future__ import annotations
@@ -19,20 +22,21 @@ import time
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-import psycopg
-
 from ..settings import Settings
 from .pgqueue import Lease, PgQueue
 from .pgstore import PgStore
 from .pipeline import PipelineFailure, Stopped, Unrecorded, execute, watch_parent
+from .storage import StoreUnavailable
 
 log = logging.getLogger("servicetools.worker")
 
 #: Seconds between claims while the queue is empty: an idle worker costs the database
 #: ten cheap index lookups a second, and a new job waits 0.05 s on average.
 IDLE_POLL = 0.1
-#: Seconds between tries while the database cannot be reached.
+#: Seconds between the loop's tries while the database cannot be reached, at first and
+#: at most (the wait doubles).
 DATABASE_RETRY = 1.0
+DATABASE_RETRY_MOST = 10.0
 #: Seconds between the supervisor's checks that its worker processes still run.
 SUPERVISE_EVERY = 1.0
 
@@ -53,12 +57,14 @@ class _QueueRecorder:
 
 def _heartbeat(queue: PgQueue, lease: Lease, done: threading.Event) -> None:
     # A third of the lease: two renewals may fail (a slow database) before it expires.
+    # It ends only with the run, or when another worker holds the job: a renewal that
+    # fails, however often, is tried again, so the heartbeat resumes after an outage.
     while not done.wait(queue.lease_seconds / 3):
         try:
             if not queue.extend(lease):
                 return  # taken over; the run's next write is refused and it stops
         except Unrecorded as exc:
-            log.warning("heartbeat of %s failed: %s", lease.extraction_id, exc)
+            log.warning("heartbeat of %s failed, trying again: %s", lease.extraction_id, exc)
 
 
 def run_claimed(queue: PgQueue, lease: Lease, settings: Settings, vault: Any) -> str:
@@ -92,7 +98,15 @@ def work(settings: Settings, parent: int | None = None,
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the supervisor's
         threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
     assert settings.database_url is not None
-    store = PgStore(settings.database_url, migrate=False, pool_size=2)
+    away = _Backoff()
+    while True:  # a worker (re)started while the database is down waits for it
+        try:
+            store = PgStore(settings.database_url, migrate=False, pool_size=2)
+            break
+        except StoreUnavailable as exc:
+            if stop is not None and stop.is_set():
+                return
+            away.wait(exc)
     vault = Vault(settings, store)
     queue = PgQueue(store, owner=f"{socket.gethostname()}:{os.getpid()}",
                     lease_seconds=settings.lease_seconds, max_attempts=settings.job_attempts)
@@ -104,15 +118,31 @@ def work(settings: Settings, parent: int | None = None,
                 log.warning("extraction %s ended in error: every attempt was abandoned",
                             extraction_id)
             lease = queue.claim()
-        except psycopg.Error as exc:
-            log.warning("the queue's database is away: %s", exc)
-            time.sleep(DATABASE_RETRY)
+        except Unrecorded as exc:
+            away.wait(exc)
             continue
+        away.reset()
         if lease is None:
             time.sleep(IDLE_POLL)
             continue
         run_claimed(queue, lease, settings, vault)
     store.close()
+
+
+class _Backoff:
+    """The loop's wait while the database is away: doubling, and reset when it answers."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.seconds = DATABASE_RETRY
+
+    def wait(self, why: Exception) -> None:
+        log.warning("the queue's database is away, trying again in %.0f s: %s",
+                    self.seconds, why)
+        time.sleep(self.seconds)
+        self.seconds = min(2 * self.seconds, DATABASE_RETRY_MOST)
 
 
 def _child(settings: Settings, parent: int) -> None:
