@@ -18,7 +18,7 @@ from . import grading_sql, ground_truth
 from .matching import document_matcher
 from .normalisation import DEFAULT_NORMALIZE, Normalize, normalize_series
 from .pushdown import is_dataset
-from .work import By, categorical_names, cell_labels, group_keys, work_frame
+from .work import By, categorical_names, group_keys, target_labels, work_frame
 
 __all__ = [
     "ACCURACY_COLUMNS",
@@ -188,7 +188,7 @@ def _cell_targets(both: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
     missing = both["header"].isna()
     both.loc[missing, "header"] = [head_of.get((t, c)) for t, c in zip(
         both.loc[missing, "target_name"], both.loc[missing, "column"], strict=True)]
-    labels = cell_labels(both)
+    labels = target_labels(both, "cell")
     both["target"] = labels
     return both
 
