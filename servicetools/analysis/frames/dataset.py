@@ -57,7 +57,7 @@ import pyarrow.parquet as pq
 
 from ...extras import load as load_module
 from .columns import CELL_COLUMNS, FIELD_COLUMNS, ID_COLUMNS
-from .conditions import condition
+from .conditions import failed_messages
 from .dtypes import STRING
 from .read import Complain, Errors, read_path, result_items
 from .values import cells as cell_frame
@@ -275,23 +275,20 @@ def _arrow(column: pd.Series, kind: pa.DataType) -> pa.Array:
 
 
 def _failed_messages(values: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """One row per distinct message of each value that failed validation."""
-    failed = values.loc[values["validation_passed"].eq(False).fillna(False).to_numpy(bool)]
-    rows: list[dict[str, Any]] = []
-    for row in failed.itertuples(index=False):
-        value = row.value if isinstance(row.value, str) else None
-        for message in dict.fromkeys(row.validation_messages or ()):
-            if isinstance(message, str):
-                rows.append({"kind": kind, "extraction_id": row.extraction_id,
-                             "document_name": row.document_name,
-                             "configuration_id": row.configuration_id,
-                             "configuration_name": row.configuration_name,
-                             "target_id": row.target_id, "target_name": row.target_name,
-                             "header": getattr(row, "header", None),
-                             "column": getattr(row, "column", None),
-                             "value_id": row.value_id, "value": value, "message": message,
-                             "condition": condition(message, value)})
-    return pd.DataFrame(rows, columns=list(FAILURE_COLUMNS))
+    """One row per failed validation message of ``values`` (`conditions.failed_messages`),
+    with the value's target and place."""
+    rows, messages, conditions = failed_messages(
+        values["validation_passed"].eq(False).fillna(False).to_numpy(bool),
+        values["validation_messages"], values["value"])
+    found = values.iloc[rows]
+    out = pd.DataFrame({name: found[name].to_numpy(dtype=object) if name in found.columns
+                        else None for name in FAILURE_COLUMNS if name not in (
+                            "kind", "message", "condition")})
+    out["value"] = [v if isinstance(v, str) else None for v in out["value"]]
+    out.insert(0, "kind", kind)
+    out["message"] = messages
+    out["condition"] = conditions
+    return out[list(FAILURE_COLUMNS)]
 
 
 def _ended(results: list[Any], documents: Mapping[str, str]) -> pd.DataFrame:
