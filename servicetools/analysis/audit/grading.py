@@ -14,11 +14,11 @@ import pandas as pd
 
 from .. import frames
 from ..frames.dtypes import observed
-from . import grading_sql, ground_truth
+from . import ground_truth
 from .matching import document_matcher
 from .normalisation import DEFAULT_NORMALIZE, Normalize, normalize_series
-from .pushdown import is_dataset
-from .work import By, categorical_names, group_keys, target_labels, work_frame
+from .sources import source
+from .work import By, categorical_names, group_keys, target_labels
 
 __all__ = [
     "ACCURACY_COLUMNS",
@@ -56,26 +56,18 @@ def grade(data: Any, truth: Any, *, cells: pd.DataFrame | None = None,
 
     ``data`` may be a `frames.Dataset`: DuckDB finds the rows of the documents the
     truth covers (or the values a ledger names) and only those are read
-    (`grading_sql`); the grade is the one of the dataset's frames.
+    (`graded_rows`); the grade is the one of the dataset's frames.
     """
     expected = ground_truth.truth(truth)
-    if is_dataset(data):
-        if cells is not None:
-            raise TypeError("a dataset holds its cells: leave cells out")
-        con = data.connect()
-        try:
-            work = grading_sql.truth_work(con, expected)
-        finally:
-            con.close()
-    else:
-        work = work_frame(data, cells)
+    with source(data, cells, "grade") as found:
+        work = found.graded_work(expected)
     return grade_work(work, expected, normalize)
 
 
 def grade_work(work: pd.DataFrame, expected: pd.DataFrame,
                normalize: Normalize = DEFAULT_NORMALIZE) -> pd.DataFrame:
     """`grade` of a work frame against ``expected`` (`ground_truth.truth`)."""
-    if grading_sql.is_ledger(expected):
+    if ground_truth.is_ledger(expected):
         graded = _grade_ledger(work, expected)
     else:
         graded = _grade_truth(work, expected)

@@ -75,7 +75,6 @@ __all__ = [
     "SCHEMAS",
     "STATUS_COLUMNS",
     "TABLES",
-    "TARGET_LABEL_SQL",
     "dataset",
     "table_frame",
     "write_dataset",
@@ -452,10 +451,11 @@ class Dataset:
                     "batch", pa.array([], type=_TEXT))
                 con.register(f"_{table}_empty", empty)
                 con.execute(f"CREATE VIEW {table} AS SELECT * FROM _{table}_empty")
-        batches = pd.DataFrame({"batch": self.batches,
-                                "batch_rank": np.arange(len(self.batches), dtype=np.int64)})
-        con.register("_batches", batches)
-        con.execute(_WORK_VIEW)
+        # The audits' view, theirs to define; imported here, where it is used, as its
+        # module imports nothing of the reader back.
+        from ..audit.workview import add_work_view
+
+        add_work_view(con, self.batches)
         return con
 
     def __repr__(self) -> str:
@@ -465,35 +465,6 @@ class Dataset:
 
 def _sql_list(files: list[str]) -> str:
     return "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
-
-
-#: A value's target label from its parts, as `audit.work.work_frame` labels it: a field
-#: by its name (else its id, D9); a cell by "<table> / <header>", or "/ column <n>" where
-#: the configuration names no header. The ``work`` view below and the audits' SQL use it.
-TARGET_LABEL_SQL = """
-CASE WHEN kind = 'field' THEN coalesce(target_name, target_id)
-     ELSE coalesce(target_name, target_id, '?') || ' / ' || coalesce(
-          header, 'column ' || coalesce(CAST("column" AS VARCHAR), '?')) END"""
-
-#: Fields and cells stacked and labelled (`TARGET_LABEL_SQL`); ``filled`` is the frames'
-#: ``found`` (some text, not blanks). ``order`` sorts rows as the in-memory frames hold
-#: them: fields before cells, batches in name order, then ``seq``.
-_WORK_VIEW = f"""
-CREATE VIEW work AS
-SELECT kind, {TARGET_LABEL_SQL} AS target, * EXCLUDE (kind) FROM (
-    SELECT 'field' AS kind, target_name, NULL::VARCHAR AS header, NULL::BIGINT AS "column",
-           extraction_id, extraction_name, document_name, configuration_id,
-           configuration_name, target_id, value_id, value, confidence,
-           validation_passed AS passed, coalesce(found, false) AS filled, condition, batch,
-           (0::BIGINT << 60) + (b.batch_rank << 40) + seq AS "order"
-    FROM fields JOIN _batches b USING (batch)
-    UNION ALL
-    SELECT 'cell', target_name, header, "column", extraction_id, extraction_name,
-           document_name, configuration_id, configuration_name, target_id, value_id, value,
-           confidence, validation_passed, coalesce(found, false), condition, batch,
-           (1::BIGINT << 60) + (b.batch_rank << 40) + seq
-    FROM cells JOIN _batches b USING (batch))
-"""
 
 
 def _frame(table: pa.Table, columns: tuple[str, ...]) -> pd.DataFrame:
