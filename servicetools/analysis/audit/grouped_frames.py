@@ -26,7 +26,7 @@ from .grouped import (
     ValueGroups,
 )
 
-__all__ = ["extraction_groups", "extraction_pairs", "failure_groups", "levels", "value_groups"]
+__all__ = ["extraction_groups", "extractions", "failure_groups", "levels", "value_groups"]
 
 
 def levels(work: pd.DataFrame, keys: Sequence[str]) -> list[Level]:
@@ -42,15 +42,40 @@ def levels(work: pd.DataFrame, keys: Sequence[str]) -> list[Level]:
     return out
 
 
-def extraction_pairs(work: pd.DataFrame, extra: pd.DataFrame | None) -> pd.DataFrame:
-    """The distinct (configuration, extraction) ids of ``work`` and ``extra``, a missing
-    one as ``""``."""
-    pairs = work[["configuration_id", "extraction_id"]]
-    if extra is not None and len(extra):
-        pairs = pd.concat([pairs, pd.DataFrame({
-            "configuration_id": extra["configuration_id"].astype(object).to_numpy(),
-            "extraction_id": extra["extraction_id"].astype(object).to_numpy()})])
-    return pairs.astype(object).fillna("").drop_duplicates()
+def _ids(column: pd.Series, more: list[Any]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Codes of a column of ids and of some more ids, and the id of each code; a missing
+    id is ``""``."""
+    codes, uniques = pd.factorize(column)  # a categorical's codes, or one hash of the texts
+    names = [str(v) for v in uniques]
+    index = {name: i for i, name in enumerate(names)}
+    blank = index.setdefault("", len(names))
+    if blank == len(names):
+        names.append("")
+    more_codes = []
+    for value in more:
+        name = "" if value is None or (not isinstance(value, str) and pd.isna(value)) else (
+            str(value))
+        if name not in index:
+            index[name] = len(names)
+            names.append(name)
+        more_codes.append(index[name])
+    return (np.where(codes < 0, blank, codes).astype(np.int64),
+            np.array(more_codes, dtype=np.int64), names)
+
+
+def extractions(work: pd.DataFrame, extra: pd.DataFrame | None) -> dict[str, int]:
+    """The distinct extraction ids of each configuration id among ``work``'s rows and the
+    (configuration, extraction) pairs of ``extra``; a missing id, of either, is ``""``."""
+    more = extra if extra is not None and len(extra) else pd.DataFrame(
+        {"configuration_id": [], "extraction_id": []})
+    cfg, cfg_more, cfg_names = _ids(work["configuration_id"],
+                                    more["configuration_id"].astype(object).tolist())
+    ext, ext_more, ext_names = _ids(work["extraction_id"],
+                                    more["extraction_id"].astype(object).tolist())
+    found, _ = _distinct(np.concatenate([cfg, cfg_more]), np.concatenate([ext, ext_more]),
+                         len(ext_names))
+    counts = np.bincount(found[:, 0], minlength=len(cfg_names))
+    return {name: int(counts[i]) for i, name in enumerate(cfg_names) if counts[i]}
 
 
 def _counts(group: np.ndarray, n_groups: int, flags: Any) -> np.ndarray:
@@ -61,8 +86,15 @@ def _counts(group: np.ndarray, n_groups: int, flags: Any) -> np.ndarray:
 def _distinct(group: np.ndarray, codes: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct (group, code) pairs (codes from 0 to ``width - 1``), and how many rows
     have each, sorted by group then code."""
-    pairs, counts = np.unique(group * width + codes, return_counts=True)
-    return np.column_stack([pairs // width, pairs % width]), counts
+    key = group.astype(np.int64) * width + codes
+    if len(key) and int(key.max()) < 4 * len(key) + 1_000_000:  # a count per possible pair
+        counts = np.bincount(key)
+        pairs = np.flatnonzero(counts)
+        counts = counts[pairs]
+    else:  # a hash of the pairs there are (a sort of millions would cost seconds)
+        found = pd.Series(key).value_counts(sort=False).sort_index()
+        pairs, counts = found.index.to_numpy(np.int64), found.to_numpy(np.int64)
+    return np.column_stack([pairs // width, pairs % width]), counts.astype(np.int64)
 
 
 def value_groups(work: pd.DataFrame, keys: Sequence[str], *,
@@ -116,14 +148,14 @@ def value_groups(work: pd.DataFrame, keys: Sequence[str], *,
 
 def _confidences(values: np.ndarray, group: np.ndarray, member: np.ndarray) -> pd.DataFrame:
     keep = member & ~np.isnan(values)
-    g, v = group[keep], values[keep]
-    order = np.lexsort((v, g))
-    g, v = g[order], v[order]
-    new = np.ones(len(v), dtype=bool)
-    new[1:] = (g[1:] != g[:-1]) | (v[1:] != v[:-1])
-    starts = np.flatnonzero(new)
-    return pd.DataFrame({"group": g[starts], "confidence": v[starts],
-                         "n": np.diff(np.append(starts, len(v))).astype(np.int64)})
+    codes, uniques = pd.factorize(values[keep])
+    # Codes ranked by value, so that pairs sort by group then confidence.
+    order = np.argsort(uniques, kind="stable")
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[order] = np.arange(len(uniques))
+    found, counts = _distinct(group[keep], rank[codes], max(len(uniques), 1))
+    return pd.DataFrame({"group": found[:, 0], "confidence": uniques[order][found[:, 1]],
+                         "n": counts})
 
 
 def _conditions(work: pd.DataFrame, group: np.ndarray, member: np.ndarray, n_groups: int,
@@ -142,15 +174,13 @@ def _conditions(work: pd.DataFrame, group: np.ndarray, member: np.ndarray, n_gro
 
 def _configurations(work: pd.DataFrame, group: np.ndarray, member: np.ndarray,
                     pairs: pd.DataFrame | None) -> dict[str, Any]:
-    configuration = work["configuration_id"].astype(object).fillna("")
-    codes, names = pd.factorize(configuration)
+    codes, _, names = _ids(work["configuration_id"], [])
     found, _ = _distinct(group[member], codes[member], max(len(names), 1))
-    counts = extraction_pairs(work, pairs).groupby("configuration_id").size()
     return {"configurations": pd.DataFrame({
                 "group": found[:, 0],
                 "configuration": np.asarray(names, dtype=object)[found[:, 1]]
                 if len(found) else np.array([], dtype=object)}),
-            "extractions": {str(k): int(v) for k, v in counts.items()}}
+            "extractions": extractions(work, pairs)}
 
 
 def failure_groups(work: pd.DataFrame, keys: Sequence[str], examples: int) -> FailureGroups:
