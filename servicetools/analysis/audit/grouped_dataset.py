@@ -107,11 +107,12 @@ def levels(con: duckdb.DuckDBPyConnection, keys: Sequence[str], scope: str = "TR
         ranked["target"] = [value for (value,) in rows]
         named.remove("target")
     if named:
-        # One GROUPING SETS query: each key's values with the row they are first seen in.
+        # One GROUPING SETS query: each key's values with the row they are first seen in
+        # (the target aside, no key needs the labels: the view without them).
         columns = ", ".join(quote(k) for k in named)
         rows = con.execute(
             f"SELECT {columns}, GROUPING_ID({columns}) AS set_id, min({quote('order')}) AS r, "
-            f"bool_or({scope}) AS kept FROM work GROUP BY GROUPING SETS ("
+            f"bool_or({scope}) AS kept FROM {VALUES} GROUP BY GROUPING SETS ("
             f"{', '.join(f'({quote(k)})' for k in named)}) ORDER BY r").fetchall()
         width = len(named)
         for at, k in enumerate(named):
@@ -125,7 +126,7 @@ def levels(con: duckdb.DuckDBPyConnection, keys: Sequence[str], scope: str = "TR
             out.append(Level.of_categories(ranked[k]))
         else:
             values = sorted(v for (v,) in con.execute(
-                f"SELECT DISTINCT {quote(k)} FROM work WHERE ({scope}) "
+                f"SELECT DISTINCT {quote(k)} FROM {VALUES} WHERE ({scope}) "
                 f"AND {quote(k)} IS NOT NULL").fetchall())
             out.append(Level(pd.Index(values, dtype=VALUE_KEYS[k])))
     return out
@@ -161,59 +162,59 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
     ids for the extraction counts."""
     keys = list(keys)
     k = ", ".join(quote(key) for key in keys)
-    rows = f"(SELECT * FROM work WHERE ({scope}) AND {where_keys(keys)})"
     if corrected is not None:
         _register(con, "_corrected", {"value_id": sorted(
             v for v in corrected if isinstance(v, str))})
-    groups = fetch(con, f"""
-        SELECT {k},
-            arg_min(kind, "order") AS kind,
-            arg_min(target_name, "order") FILTER (WHERE target_name IS NOT NULL)
-                AS target_name,
-            arg_min(header, "order") FILTER (WHERE header IS NOT NULL) AS header,
-            count(*) AS n_values,
-            count(*) FILTER (WHERE kind = 'field') AS n_fields,
-            count(*) FILTER (WHERE kind <> 'field' AND filled) AS n_cells_filled,
-            count(passed) AS n_judged,
-            count(*) FILTER (WHERE passed) AS n_passed,
-            count(*) FILTER (WHERE NOT passed) AS n_failed,
-            {"count(*) FILTER (WHERE value_id IN (SELECT value_id FROM _corrected))"
-             if corrected is not None else "0::BIGINT"} AS n_corrected,
-            list(DISTINCT coalesce(configuration_id, '')) AS configurations
-        FROM {rows} GROUP BY ALL""")
+    is_corrected = ("value_id IN (SELECT value_id FROM _corrected)" if corrected is not None
+                    else "false")
+    # One scan for most of it: values per group and distinct confidence; per group and
+    # combination of the flags the counts are of (with the first row of each, whence a
+    # group's first kind, name and header); per group and condition; and, over every row
+    # (a NULL key too, as a frame's categories count them), each condition's first row.
+    found = fetch(con, f"""
+        SELECT {k}, _confidence, _kind, _name, _header, _filled, _passed, _corrected,
+               _configuration, _condition, GROUPING(_confidence) AS no_confidence,
+               GROUPING(_kind) AS no_flags, GROUPING(_condition) AS no_condition,
+               GROUPING({quote(keys[0])}) AS no_keys, count(*) AS n, min("order") AS first
+        FROM (SELECT {k}, confidence AS _confidence, kind AS _kind, target_name AS _name,
+                     header AS _header, filled AS _filled, passed AS _passed,
+                     {is_corrected} AS _corrected,
+                     coalesce(configuration_id, '') AS _configuration,
+                     {"condition" if conditions else "NULL::VARCHAR"} AS _condition, "order"
+              FROM work WHERE {scope})
+        GROUP BY GROUPING SETS (({k}, _confidence),
+            ({k}, _kind, _name, _header, _filled, _passed, _corrected, _configuration),
+            ({k}, _condition), (_condition))""")
+    keyed = found[keys].notna().all(axis=1).to_numpy() & (found["no_keys"].to_numpy() == 0)
+    flags = found.loc[keyed & (found["no_flags"].to_numpy() == 0)]
+    groups = _counts(flags, keys, has_corrections=corrected is not None)
     numbered = _numbering(groups, keys)
     # Fields only (the view's cells are left out unread); a missing id is one more.
-    found = fetch(con, f"""
+    filled = fetch(con, f"""
         SELECT {k}, count(DISTINCT extraction_id)
                     + (count(*) FILTER (WHERE extraction_id IS NULL) > 0)::BIGINT AS n
-        FROM {rows} WHERE kind = 'field' AND filled GROUP BY ALL""")
+        FROM work WHERE ({scope}) AND {where_keys(keys)} AND kind = 'field' AND filled
+        GROUP BY ALL""")
     groups["n_found"] = np.zeros(len(groups), dtype=np.int64)
-    groups.loc[numbered(found), "n_found"] = found["n"].to_numpy(np.int64)
-    confidences = fetch(con, f"""
-        SELECT {k}, confidence, count(*) AS n FROM {rows}
-        WHERE confidence IS NOT NULL AND NOT isnan(confidence) GROUP BY ALL""")
-    confidences = pd.DataFrame({"group": numbered(confidences),
-                                "confidence": confidences["confidence"].to_numpy(float),
-                                "n": confidences["n"].to_numpy(np.int64)}
+    groups.loc[numbered(filled), "n_found"] = filled["n"].to_numpy(np.int64)
+    values = found.loc[keyed & (found["no_confidence"].to_numpy() == 0)]
+    values = values.loc[values["_confidence"].notna().to_numpy()
+                        & ~np.isnan(values["_confidence"].to_numpy(dtype=float))]
+    confidences = pd.DataFrame({"group": numbered(values),
+                                "confidence": values["_confidence"].to_numpy(float),
+                                "n": values["n"].to_numpy(np.int64)}
                                ).sort_values(["group", "confidence"], kind="stable",
                                              ignore_index=True)
     groups["confidence_sum"] = _sums(confidences, len(groups))
-    counted = pd.DataFrame({"group": np.zeros(0, dtype=np.int64), "condition": [],
-                            "n": np.zeros(0, dtype=np.int64)})
-    ranks: dict[str, int] = {}
-    if conditions:
-        # Each group's conditions, and (the set without keys) every condition's first row.
-        found = fetch(con, f"""
-            SELECT {k}, condition, count(*) AS n, min("order") AS first,
-                   GROUPING_ID({k}) AS by_condition
-            FROM work WHERE ({scope}) AND condition IS NOT NULL
-            GROUP BY GROUPING SETS (({k}, condition), (condition))""")
-        alone = found["by_condition"].to_numpy() != 0
-        ranks = {c: i for i, c in enumerate(
-            found.loc[alone].sort_values("first", kind="stable")["condition"])}
-        mine = found.loc[~alone & found[keys].notna().all(axis=1).to_numpy()]
-        counted = pd.DataFrame({"group": numbered(mine), "condition": mine["condition"],
-                                "n": mine["n"].to_numpy(np.int64)})
+    failed = found.loc[(found["no_condition"].to_numpy() == 0)
+                       & found["_condition"].notna().to_numpy()]
+    alone = failed["no_keys"].to_numpy() == 1
+    ranks = {c: i for i, c in enumerate(
+        failed.loc[alone].sort_values("first", kind="stable")["_condition"])}
+    mine = failed.loc[~alone & failed[keys].notna().all(axis=1).to_numpy()]
+    counted = pd.DataFrame({"group": numbered(mine), "condition": mine["_condition"],
+                            "n": mine["n"].to_numpy(np.int64)})
+    configurations = flags[[*keys, "_configuration"]].drop_duplicates()
     extra = ""
     if pairs is not None and len(pairs):
         given = pairs[["configuration_id", "extraction_id"]].astype(object)
@@ -227,15 +228,39 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
                             coalesce(extraction_id, '') AS ext
             FROM {VALUES} WHERE {scope} {extra})
         GROUP BY cfg""").fetchall()}
-    listed = groups.pop("configurations")
     return ValueGroups(
         keys=keys, levels=levels(con, keys, scope), groups=groups, confidences=confidences,
         conditions=counted, condition_ranks=ranks,
         configurations=pd.DataFrame({
-            "group": np.repeat(np.arange(len(groups), dtype=np.int64),
-                               [len(x) for x in listed]),
-            "configuration": pd.Series([c for x in listed for c in x], dtype=object)}),
+            "group": numbered(configurations),
+            "configuration": configurations["_configuration"].to_numpy(dtype=object)}),
         extractions=extractions)
+
+
+def _counts(flags: pd.DataFrame, keys: list[str], *, has_corrections: bool) -> pd.DataFrame:
+    """`grouped.GROUP_COLUMNS` but the last two from the values per group and combination
+    of flags (with the first row of each)."""
+    kind, passed = flags["_kind"].to_numpy(dtype=object), flags["_passed"]
+    n = flags["n"].to_numpy(np.int64)
+    counted = flags[keys].assign(
+        n_values=n, n_fields=np.where(kind == "field", n, 0),
+        n_cells_filled=np.where((kind != "field") & flags["_filled"].eq(True).to_numpy(), n, 0),
+        n_judged=np.where(passed.notna().to_numpy(), n, 0),
+        n_passed=np.where(passed.eq(True).to_numpy(), n, 0),
+        n_failed=np.where(passed.eq(False).to_numpy(), n, 0),
+        n_corrected=np.where(flags["_corrected"].eq(True).to_numpy(), n, 0))
+    groups = counted.groupby(keys, sort=False).sum().reset_index()
+    # A group's first kind, name and header: the first row's that has one.
+    ordered = flags.sort_values("first", kind="stable")
+    for name, column in (("kind", "_kind"), ("target_name", "_name"), ("header", "_header")):
+        if name in keys:  # grouped by it: the key is the group's first
+            continue
+        first = ordered.loc[ordered[column].notna().to_numpy(), [*keys, column]].drop_duplicates(
+            keys).rename(columns={column: name})
+        groups = groups.merge(first, on=keys, how="left")
+    if not has_corrections:
+        groups["n_corrected"] = 0
+    return groups
 
 
 # -- failures ----------------------------------------------------------------------------
