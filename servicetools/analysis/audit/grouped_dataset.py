@@ -36,7 +36,7 @@ from .grouped import (
     Level,
     ValueGroups,
 )
-from .workview import FAILED, TARGETS, VALUES
+from .workview import CODED, FAILED, TARGETS, VALUES
 
 if TYPE_CHECKING:
     import duckdb
@@ -82,13 +82,15 @@ def fetch(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | Non
     """The rows of ``sql`` as a frame of plain columns (texts and lists as objects,
     NULL as None, or NaN in a float column), for small aggregated results."""
     table = con.sql(sql, params=params or None).to_arrow_table()
-    out = {}
+    out: dict[str, Any] = {}
     for name, column in zip(table.column_names, table.columns, strict=True):
         if pa.types.is_floating(column.type) or (
                 pa.types.is_integer(column.type) and column.null_count == 0):
             out[name] = column.to_numpy()
-        else:
+        elif pa.types.is_list(column.type):
             out[name] = pd.Series(column.to_pylist(), dtype=object)
+        else:  # texts, flags, integers with NULL: Python objects, NULL as None
+            out[name] = column.to_numpy(zero_copy_only=False).astype(object)
     return pd.DataFrame(out, index=pd.RangeIndex(table.num_rows))
 
 
@@ -144,12 +146,17 @@ def is_empty(con: duckdb.DuckDBPyConnection) -> bool:
 
 def _numbering(groups: pd.DataFrame, keys: list[str]) -> Any:
     """A function giving the row in ``groups`` of each row of a frame (by its keys)."""
-    numbers = groups[keys].assign(_group=np.arange(len(groups), dtype=np.int64))
+
+    def index(frame: pd.DataFrame) -> pd.Index:
+        return (pd.MultiIndex.from_frame(frame[keys]) if len(keys) > 1
+                else pd.Index(frame[keys[0]].to_numpy(dtype=object)))
+
+    known = index(groups)
 
     def numbered(frame: pd.DataFrame) -> np.ndarray:
         if not len(frame):
             return np.zeros(0, dtype=np.int64)
-        return frame[keys].merge(numbers, on=keys, how="left")["_group"].to_numpy(np.int64)
+        return known.get_indexer(index(frame)).astype(np.int64)
 
     return numbered
 
@@ -181,25 +188,27 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
                      {is_corrected} AS _corrected,
                      coalesce(configuration_id, '') AS _configuration,
                      {"condition" if conditions else "NULL::VARCHAR"} AS _condition, "order"
-              FROM work WHERE {scope})
+              FROM {CODED} WHERE {scope})
         GROUP BY GROUPING SETS (({k}, _confidence),
             ({k}, _kind, _name, _header, _filled, _passed, _corrected, _configuration),
             ({k}, _condition), (_condition))""")
     keyed = found[keys].notna().all(axis=1).to_numpy() & (found["no_keys"].to_numpy() == 0)
-    flags = found.loc[keyed & (found["no_flags"].to_numpy() == 0)]
+    flags = found.loc[keyed & (found["no_flags"].to_numpy() == 0), [
+        *keys, "_kind", "_name", "_header", "_filled", "_passed", "_corrected", "_configuration",
+        "n", "first"]]
     groups = _counts(flags, keys, has_corrections=corrected is not None)
     numbered = _numbering(groups, keys)
     # Fields only (the view's cells are left out unread); a missing id is one more.
     filled = fetch(con, f"""
         SELECT {k}, count(DISTINCT extraction_id)
                     + (count(*) FILTER (WHERE extraction_id IS NULL) > 0)::BIGINT AS n
-        FROM work WHERE ({scope}) AND {where_keys(keys)} AND kind = 'field' AND filled
+        FROM {CODED} WHERE ({scope}) AND {where_keys(keys)} AND kind = 'field' AND filled
         GROUP BY ALL""")
     groups["n_found"] = np.zeros(len(groups), dtype=np.int64)
     groups.loc[numbered(filled), "n_found"] = filled["n"].to_numpy(np.int64)
-    values = found.loc[keyed & (found["no_confidence"].to_numpy() == 0)]
-    values = values.loc[values["_confidence"].notna().to_numpy()
-                        & ~np.isnan(values["_confidence"].to_numpy(dtype=float))]
+    confidence = found["_confidence"].to_numpy(dtype=float)
+    values = found.loc[keyed & (found["no_confidence"].to_numpy() == 0) & ~np.isnan(confidence),
+                       [*keys, "_confidence", "n"]]
     confidences = pd.DataFrame({"group": numbered(values),
                                 "confidence": values["_confidence"].to_numpy(float),
                                 "n": values["n"].to_numpy(np.int64)}
@@ -207,7 +216,8 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
                                              ignore_index=True)
     groups["confidence_sum"] = _sums(confidences, len(groups))
     failed = found.loc[(found["no_condition"].to_numpy() == 0)
-                       & found["_condition"].notna().to_numpy()]
+                       & found["_condition"].notna().to_numpy(),
+                       [*keys, "_condition", "no_keys", "n", "first"]]
     alone = failed["no_keys"].to_numpy() == 1
     ranks = {c: i for i, c in enumerate(
         failed.loc[alone].sort_values("first", kind="stable")["_condition"])}
@@ -228,6 +238,9 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
                             coalesce(extraction_id, '') AS ext
             FROM {VALUES} WHERE {scope} {extra})
         GROUP BY cfg""").fetchall()}
+    if "target" in keys:  # grouped as numbers (`workview.CODED`), labelled back
+        labels = dict(con.execute(f"SELECT DISTINCT code, target FROM {TARGETS}").fetchall())
+        groups["target"] = groups["target"].map(labels).astype(object)
     return ValueGroups(
         keys=keys, levels=levels(con, keys, scope), groups=groups, confidences=confidences,
         conditions=counted, condition_ranks=ranks,

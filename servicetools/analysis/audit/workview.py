@@ -5,8 +5,9 @@ query, ``Dataset.connect()``), one row per value with its ``kind``, its ``target
 (`labels.target_label`), ``filled`` (the frames' ``found``), ``passed`` and an ``order``
 that sorts rows as the frames in memory hold them: fields before cells, batches in
 name order, then each row's place in its batch (``seq``). Beside it, for the audits,
-`VALUES` (the same rows without the target, for queries that need none) and `FAILED`
-(the ``failures`` table labelled and ordered the same way).
+`CODED` (the same rows, each target a number), `VALUES` (without the target, for
+queries that need none) and `FAILED` (the ``failures`` table labelled and ordered the
+same way).
 
 The target labels are not computed per row: one query finds each batch's distinct
 label parts with the first row they appear in, Python labels them with the one rule,
@@ -31,13 +32,17 @@ from .labels import target_label
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["FAILED", "PARTS", "TARGETS", "VALUES", "add_work_view", "order_sql"]
+__all__ = ["CODED", "FAILED", "PARTS", "TARGETS", "VALUES", "add_work_view", "order_sql"]
 
-#: The table of each distinct combination of label parts: its ``target`` and ``first_row``.
+#: The table of each distinct combination of label parts: its ``target``, the ``code`` of
+#: that label and the ``order`` of its ``first_row``.
 TARGETS = "_targets"
 #: The view of fields and cells stacked as ``work`` stacks them, without the target
 #: (cheaper where a query needs none), with each value's ``extracted_target_id``.
 VALUES = "_values"
+#: ``work`` with each target as a number (`TARGETS`' ``code``, one per label): cheaper to
+#: group by than a text.
+CODED = "_coded"
 #: The view of the ``failures`` table with each row's ``target`` and ``order`` (the
 #: failures of a batch are written in its values' order).
 FAILED = "_failed"
@@ -74,13 +79,16 @@ def add_work_view(con: duckdb.DuckDBPyConnection, batches: Sequence[str]) -> Non
         key = (kind, name, target_id, header, column)
         order = ((kind == "cell") << 60) + (rank[batch] << 40) + seq
         first[key] = min(order, first.get(key, order))
-    rows: dict[str, list[Any]] = {name: [] for name in (*PARTS, "target", "first_row")}
+    rows: dict[str, list[Any]] = {name: [] for name in (*PARTS, "target", "code", "first_row")}
+    codes: dict[str | None, int | None] = {None: None}
     for key, order in first.items():
         for name, value in zip(PARTS, key, strict=True):
             rows[name].append(value)
-        rows["target"].append(target_label(*key))
+        label = target_label(*key)
+        rows["target"].append(label)
+        rows["code"].append(codes.setdefault(label, len(codes) - 1))
         rows["first_row"].append(order)
-    types = {"column": pa.int64(), "first_row": pa.int64()}
+    types = {"column": pa.int64(), "code": pa.int64(), "first_row": pa.int64()}
     con.register(TARGETS, pa.table({name: pa.array(values, type=types.get(name, pa.string()))
                                     for name, values in rows.items()}))
     for view in _VIEWS:
@@ -93,28 +101,31 @@ def _on_parts(kind: str, alias: str) -> str:
     return " AND ".join(f"{alias}.{p} IS NOT DISTINCT FROM l.{p}" for p in parts)
 
 
-def _stacked(table: str, labelled: bool) -> str:
-    """The rows of ``table`` as ``work`` has them (with the target when ``labelled``)."""
+def _stacked(table: str, target: str | None) -> str:
+    """The rows of ``table`` as ``work`` has them, with ``target`` (a column of
+    `TARGETS`) as their target, or none."""
     kind = _KINDS[table]
     header, column = (("t.header", 't."column"') if kind == "cell"
                       else ("NULL::VARCHAR", "NULL::BIGINT"))
     join = (f"JOIN (SELECT * FROM {TARGETS} WHERE kind = '{kind}') l "
-            f"ON {_on_parts(kind, 't')}") if labelled else ""
+            f"ON {_on_parts(kind, 't')}") if target else ""
     return f"""
-    SELECT '{kind}' AS kind, {"l.target, " if labelled else ""}t.target_name,
+    SELECT '{kind}' AS kind, {f"l.{target} AS target, " if target else ""}t.target_name,
            {header} AS header, {column} AS "column", t.extraction_id, t.extraction_name,
            t.document_name, t.configuration_id, t.configuration_name, t.target_id,
            t.value_id, t.value, t.confidence, t.validation_passed AS passed,
            coalesce(t.found, false) AS filled, t.condition, t.batch,
-           {order_sql(table, 't')} AS "order"{"" if labelled else ", t.extracted_target_id"}
+           {order_sql(table, 't')} AS "order"{"" if target else ", t.extracted_target_id"}
     FROM {table} t JOIN _batches b USING (batch) {join}"""
 
 
 # Joined branch by branch: DuckDB joins a union's rows far slower than each part's.
 _VIEWS = [
-    f"CREATE VIEW work AS {_stacked('fields', True)} UNION ALL {_stacked('cells', True)}",
-    f"CREATE VIEW {VALUES} AS {_stacked('fields', False)} UNION ALL "
-    f"{_stacked('cells', False)}",
+    f"CREATE VIEW work AS {_stacked('fields', 'target')} UNION ALL "
+    f"{_stacked('cells', 'target')}",
+    f"CREATE VIEW {CODED} AS {_stacked('fields', 'code')} UNION ALL "
+    f"{_stacked('cells', 'code')}",
+    f"CREATE VIEW {VALUES} AS {_stacked('fields', None)} UNION ALL {_stacked('cells', None)}",
     f"""CREATE VIEW {FAILED} AS
     SELECT t.*, l.target, {order_sql('failures', 't')} AS "order"
     FROM failures t JOIN _batches b USING (batch)
