@@ -36,7 +36,7 @@ from .grouped import (
     Level,
     ValueGroups,
 )
-from .workview import CODED, FAILED, TARGETS, VALUES
+from .workview import CODED, FAILED, PARTS, TARGETS, VALUES
 
 if TYPE_CHECKING:
     import duckdb
@@ -174,29 +174,33 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
             v for v in corrected if isinstance(v, str))})
     is_corrected = ("value_id IN (SELECT value_id FROM _corrected)" if corrected is not None
                     else "false")
-    # One scan for most of it: values per group and distinct confidence; per group and
-    # combination of the flags the counts are of (with the first row of each, whence a
-    # group's first kind, name and header); per group and condition; and, over every row
-    # (a NULL key too, as a frame's categories count them), each condition's first row.
+    # A group's first kind, name and header (the first row's that has one): when every
+    # key is a label part (or the label) of all the rows, from the first row of each
+    # combination of parts, which `TARGETS` holds; else from the query's first rows.
+    from_parts = scope == "TRUE" and set(keys) <= {"target", *PARTS}
+    firsts = "" if from_parts else ", _name, _header"
+    # One scan for most of it: values per group and distinct confidence, per group and
+    # combination of the flags the counts are of, per group and condition.
     found = fetch(con, f"""
-        SELECT {k}, _confidence, _kind, _name, _header, _filled, _passed, _corrected,
-               _configuration, _condition, GROUPING(_confidence) AS no_confidence,
+        SELECT {k}, _confidence, _kind, _filled, _passed, _corrected, _configuration
+               {firsts}, _condition, GROUPING(_confidence) AS no_confidence,
                GROUPING(_kind) AS no_flags, GROUPING(_condition) AS no_condition,
-               GROUPING({quote(keys[0])}) AS no_keys, count(*) AS n, min("order") AS first
+               count(*) AS n {"" if from_parts else ', min("order") AS first'}
         FROM (SELECT {k}, confidence AS _confidence, kind AS _kind, target_name AS _name,
                      header AS _header, filled AS _filled, passed AS _passed,
                      {is_corrected} AS _corrected,
                      coalesce(configuration_id, '') AS _configuration,
                      {"condition" if conditions else "NULL::VARCHAR"} AS _condition, "order"
-              FROM {CODED} WHERE {scope})
+              FROM {CODED} WHERE ({scope}) AND {where_keys(keys)})
         GROUP BY GROUPING SETS (({k}, _confidence),
-            ({k}, _kind, _name, _header, _filled, _passed, _corrected, _configuration),
-            ({k}, _condition), (_condition))""")
-    keyed = found[keys].notna().all(axis=1).to_numpy() & (found["no_keys"].to_numpy() == 0)
-    flags = found.loc[keyed & (found["no_flags"].to_numpy() == 0), [
-        *keys, "_kind", "_name", "_header", "_filled", "_passed", "_corrected", "_configuration",
-        "n", "first"]]
-    groups = _counts(flags, keys, has_corrections=corrected is not None)
+            ({k}, _kind, _filled, _passed, _corrected, _configuration {firsts}),
+            ({k}, _condition))""")
+    flags = found.loc[found["no_flags"].to_numpy() == 0]
+    groups = _counts(flags, keys)
+    for name, values in (_firsts_of_parts(con, keys) if from_parts
+                         else _firsts(flags, keys)).items():
+        groups[name] = values.reindex(pd.MultiIndex.from_frame(groups[keys]) if len(keys) > 1
+                                      else groups[keys[0]]).to_numpy(dtype=object)
     numbered = _numbering(groups, keys)
     # Fields only (the view's cells are left out unread); a missing id is one more.
     filled = fetch(con, f"""
@@ -207,7 +211,7 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
     groups["n_found"] = np.zeros(len(groups), dtype=np.int64)
     groups.loc[numbered(filled), "n_found"] = filled["n"].to_numpy(np.int64)
     confidence = found["_confidence"].to_numpy(dtype=float)
-    values = found.loc[keyed & (found["no_confidence"].to_numpy() == 0) & ~np.isnan(confidence),
+    values = found.loc[(found["no_confidence"].to_numpy() == 0) & ~np.isnan(confidence),
                        [*keys, "_confidence", "n"]]
     confidences = pd.DataFrame({"group": numbered(values),
                                 "confidence": values["_confidence"].to_numpy(float),
@@ -215,15 +219,17 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
                                ).sort_values(["group", "confidence"], kind="stable",
                                              ignore_index=True)
     groups["confidence_sum"] = _sums(confidences, len(groups))
-    failed = found.loc[(found["no_condition"].to_numpy() == 0)
-                       & found["_condition"].notna().to_numpy(),
-                       [*keys, "_condition", "no_keys", "n", "first"]]
-    alone = failed["no_keys"].to_numpy() == 1
-    ranks = {c: i for i, c in enumerate(
-        failed.loc[alone].sort_values("first", kind="stable")["_condition"])}
-    mine = failed.loc[~alone & failed[keys].notna().all(axis=1).to_numpy()]
-    counted = pd.DataFrame({"group": numbered(mine), "condition": mine["_condition"],
-                            "n": mine["n"].to_numpy(np.int64)})
+    ranks: dict[str, int] = {}
+    counted = found.loc[(found["no_condition"].to_numpy() == 0)
+                        & found["_condition"].notna().to_numpy(), [*keys, "_condition", "n"]]
+    if conditions:
+        # Each condition's first row among all the rows (a NULL key too, as a frame's
+        # categories count them): a tie between two goes to the first.
+        ranks = {c: i for i, (c,) in enumerate(con.execute(f"""
+            SELECT condition FROM {VALUES} WHERE ({scope}) AND condition IS NOT NULL
+            GROUP BY condition ORDER BY min("order")""").fetchall())}
+    counted = pd.DataFrame({"group": numbered(counted), "condition": counted["_condition"],
+                            "n": counted["n"].to_numpy(np.int64)})
     configurations = flags[[*keys, "_configuration"]].drop_duplicates()
     extra = ""
     if pairs is not None and len(pairs):
@@ -250,9 +256,9 @@ def value_groups(con: duckdb.DuckDBPyConnection, keys: Sequence[str], *,
         extractions=extractions)
 
 
-def _counts(flags: pd.DataFrame, keys: list[str], *, has_corrections: bool) -> pd.DataFrame:
-    """`grouped.GROUP_COLUMNS` but the last two from the values per group and combination
-    of flags (with the first row of each)."""
+def _counts(flags: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The keys and counts of `grouped.GROUP_COLUMNS` from the values per group and
+    combination of the flags the counts are of."""
     kind, passed = flags["_kind"].to_numpy(dtype=object), flags["_passed"]
     n = flags["n"].to_numpy(np.int64)
     counted = flags[keys].assign(
@@ -262,18 +268,37 @@ def _counts(flags: pd.DataFrame, keys: list[str], *, has_corrections: bool) -> p
         n_passed=np.where(passed.eq(True).to_numpy(), n, 0),
         n_failed=np.where(passed.eq(False).to_numpy(), n, 0),
         n_corrected=np.where(flags["_corrected"].eq(True).to_numpy(), n, 0))
-    groups = counted.groupby(keys, sort=False).sum().reset_index()
-    # A group's first kind, name and header: the first row's that has one.
-    ordered = flags.sort_values("first", kind="stable")
-    for name, column in (("kind", "_kind"), ("target_name", "_name"), ("header", "_header")):
-        if name in keys:  # grouped by it: the key is the group's first
-            continue
-        first = ordered.loc[ordered[column].notna().to_numpy(), [*keys, column]].drop_duplicates(
-            keys).rename(columns={column: name})
-        groups = groups.merge(first, on=keys, how="left")
-    if not has_corrections:
-        groups["n_corrected"] = 0
-    return groups
+    return counted.groupby(keys, sort=False).sum().reset_index()
+
+
+_FIRSTS = {"kind": "_kind", "target_name": "_name", "header": "_header"}
+
+
+def _first(rows: pd.DataFrame, keys: list[str], order: str) -> dict[str, pd.Series]:
+    """Per group of ``keys``, the first (by ``order``) of each of `_FIRSTS`' columns
+    that is not missing, indexed by the group's keys."""
+    ordered = rows.sort_values(order, kind="stable")
+    out = {}
+    for name, column in _FIRSTS.items():
+        kept = ordered.loc[ordered[column].notna().to_numpy(), [*keys, column]]
+        out[name] = kept.drop_duplicates(keys).set_index(keys)[column]
+    return out
+
+
+def _firsts(flags: pd.DataFrame, keys: list[str]) -> dict[str, pd.Series]:
+    """The groups' firsts from the first row of each group and combination of flags."""
+    return _first(flags, keys, "first")
+
+
+def _firsts_of_parts(con: duckdb.DuckDBPyConnection, keys: list[str]) -> dict[str, pd.Series]:
+    """The groups' firsts from the first row of each combination of label parts, when
+    every key is a part or the label: a part is the same on every row of its
+    combination, so a group's first is that of its first combination that has one."""
+    found = fetch(con, f"SELECT * FROM {TARGETS}")
+    # The groups' targets are numbers here (`workview.CODED`).
+    found = found.assign(target=found["code"],
+                         **{column: found[name] for name, column in _FIRSTS.items()})
+    return _first(found.loc[found[keys].notna().all(axis=1).to_numpy()], keys, "first_row")
 
 
 # -- failures ----------------------------------------------------------------------------
