@@ -9,7 +9,7 @@ name order, then each row's place in its batch (``seq``). Beside it, for the aud
 queries that need none) and `FAILED` (the ``failures`` table labelled and ordered the
 same way).
 
-The target labels are not computed per row: one query finds each batch's distinct
+The target labels are not computed per row: one query finds the distinct
 label parts with the first row they appear in, Python labels them with the one rule,
 and the views join that small table (`TARGETS`); a join on the parts costs less than
 building a text for each of millions of cells, and `TARGETS` also gives the audits the
@@ -66,22 +66,18 @@ def add_work_view(con: duckdb.DuckDBPyConnection, batches: Sequence[str]) -> Non
     con.register("_batches", pa.table({
         "batch": pa.array(list(batches), type=pa.string()),
         "batch_rank": pa.array(range(len(batches)), type=pa.int64())}))
-    # Each batch's distinct parts with their first row (no join: the order is computed
-    # here from the batch's rank and the row's seq).
+    # The distinct label parts with their first row.
     found = con.execute(
-        "SELECT 'field', target_name, target_id, NULL::VARCHAR, NULL::BIGINT, batch, min(seq) "
-        "FROM fields GROUP BY ALL UNION ALL "
-        'SELECT \'cell\', target_name, target_id, header, "column", batch, min(seq) '
-        "FROM cells GROUP BY ALL").fetchall()
-    rank = {batch: i for i, batch in enumerate(batches)}
-    first: dict[tuple[Any, ...], int] = {}
-    for kind, name, target_id, header, column, batch, seq in found:
-        key = (kind, name, target_id, header, column)
-        order = ((kind == "cell") << 60) + (rank[batch] << 40) + seq
-        first[key] = min(order, first.get(key, order))
+        "SELECT 'field', target_name, target_id, NULL::VARCHAR, NULL::BIGINT, "
+        f"min({order_sql('fields', 't')}) FROM fields t JOIN _batches b USING (batch) "
+        "GROUP BY ALL UNION ALL "
+        'SELECT \'cell\', target_name, target_id, header, "column", '
+        f"min({order_sql('cells', 't')}) FROM cells t JOIN _batches b USING (batch) "
+        "GROUP BY ALL").fetchall()
     rows: dict[str, list[Any]] = {name: [] for name in (*PARTS, "target", "code", "first_row")}
     codes: dict[str | None, int | None] = {None: None}
-    for key, order in first.items():
+    for *parts, order in found:
+        key = tuple(parts)
         for name, value in zip(PARTS, key, strict=True):
             rows[name].append(value)
         label = target_label(*key)
