@@ -42,7 +42,7 @@ import pyarrow as pa
 from ..frames.dataset import table_frame
 from ..frames.dtypes import STRING
 from .ground_truth import is_ledger
-from .matching import document_matcher
+from .matching import document_matcher, truth_documents
 from .work import work_frame
 from .workview import TARGETS, VALUES, order_sql
 
@@ -80,9 +80,9 @@ def _keep_truth(con: duckdb.DuckDBPyConnection, expected: pd.DataFrame, scope: s
     # Names repeat on every row of their extraction: the distinct pairs only.
     pairs = con.sql(f"SELECT DISTINCT document_name, extraction_name FROM {VALUES} "
                     f"WHERE {scope}").to_arrow_table()
-    # As `grading` does: the document name's match, else the extraction name's.
-    matched = [(d, e) for d, e in zip(pairs.column(0).to_pylist(), pairs.column(1).to_pylist(),
-                                      strict=True) if (match(d) or match(e)) is not None]
+    names = pairs.column(0).to_pylist(), pairs.column(1).to_pylist()
+    matched = [(d, e) for d, e, found in zip(*names, truth_documents(match, *names), strict=True)
+               if found is not None]
     con.register("_truth_matched", pa.table({
         "document_name": pa.array([d for d, _ in matched], type=pa.string()),
         "extraction_name": pa.array([e for _, e in matched], type=pa.string())}))

@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import frames
 from ..frames.dtypes import observed
 from . import ground_truth
-from .matching import document_matcher
+from .matching import document_matcher, truth_documents
 from .normalisation import DEFAULT_NORMALIZE, Normalize, normalize_series
 from .sources import source
 from .work import By, categorical_names, group_keys, target_labels
@@ -87,7 +88,7 @@ def _grade_dtypes(graded: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
     # Text categories even when there are none (an empty grade has the dtypes of a full one).
     out["target"] = pd.Categorical(out["target"].astype(object),
                                    categories=pd.Index(order, dtype=frames.STRING))
-    extraction_order = {e: i for i, e in enumerate(dict.fromkeys(work["extraction_id"]))}
+    extraction_order = {e: i for i, e in enumerate(pd.unique(work["extraction_id"]))}
     out = out.assign(
         _e=out["extraction_id"].map(extraction_order).astype(float),
         _k=(out["kind"] != "field").astype(int), _t=out["target"].cat.codes,
@@ -127,10 +128,16 @@ def _records(work: pd.DataFrame) -> pd.Series:
 def _grade_truth(work: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
     match = document_matcher(expected["document"].dropna().astype(str))
     work = work.copy()
-    names = work["document_name"].astype(object)
-    # A Batch may name documents differently from the extraction: try both names.
-    work["document"] = names.map(match).fillna(
-        work["extraction_name"].astype(object).map(match))
+    # Matched once per distinct pair of names (a million values name a few documents).
+    documents = work["document_name"].astype("category").array
+    extractions = work["extraction_name"].astype("category").array
+    width = len(extractions.categories) + 1
+    codes, pairs = pd.factorize((np.asarray(documents.codes, dtype=np.int64) + 1) * width
+                                + np.asarray(extractions.codes, dtype=np.int64) + 1)
+    names = [None, *documents.categories], [None, *extractions.categories]
+    found = np.array(truth_documents(match, [names[0][k // width] for k in pairs],
+                                     [names[1][k % width] for k in pairs]), dtype=object)
+    work["document"] = found[codes] if len(codes) else np.array([], dtype=object)
     work = work.loc[work["document"].notna()]
     extractions = work[["extraction_id", "document"]].astype(object).drop_duplicates()
     parts = []
