@@ -191,11 +191,11 @@ def failure_groups(work: pd.DataFrame, keys: Sequence[str], examples: int) -> Fa
                                       else totals.index).to_numpy(dtype=object)
                                 for key in keys})
     total_frame["n"] = totals.to_numpy(dtype=np.int64)
-    failed = np.flatnonzero(work["passed"].eq(False).fillna(False).to_numpy(bool))
-    part = work.iloc[failed]
-    at, _, conditions_ = failed_messages([True] * len(part), part["messages"], part["value"])
-    exploded = part.iloc[at][list(dict.fromkeys(
-        [*keys, "kind", "value", "extraction_id", "document_name"]))].reset_index(drop=True)
+    at, _, conditions_ = failed_messages(work["passed"].eq(False).fillna(False).to_numpy(bool),
+                                         work["messages"], work["value"])
+    exploded = work[list(dict.fromkeys(
+        [*keys, "kind", "value", "extraction_id", "document_name"]))].iloc[at].reset_index(
+        drop=True)
     exploded["condition"] = conditions_
     rows = []
     for key, group in exploded.groupby([*keys, "condition"], observed=True, sort=False):
