@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from servicetools import (
     ServiceUnreachable,
     VaultDocument,
 )
+from servicetools.wire import saved_batch
 
 from ..helpers import make_invoice_pdf
 
@@ -107,6 +109,15 @@ def test_save_load_round_trip_is_lossless(mixed: Batch, tmp_path: Path) -> None:
     header = json.loads(lines[0])
     assert header["record"] == "header" and header["format"] == "servicetools.batch"
     assert loaded.save(tmp_path / "again.jsonl").read_bytes() == path.read_bytes()
+
+
+def test_a_failure_line_holds_the_failure_field_for_field() -> None:
+    # The wire defines the failure line without importing the client: the two must agree.
+    assert tuple(f.name for f in dataclasses.fields(Failure)) == saved_batch.FAILURE_FIELDS
+    required = tuple(f.name for f in dataclasses.fields(Failure)
+                     if f.default is dataclasses.MISSING
+                     and f.default_factory is dataclasses.MISSING)
+    assert required == saved_batch.REQUIRED_FAILURE_FIELDS
 
 
 def test_load_refuses_truncated_and_foreign_files(mixed: Batch, tmp_path: Path) -> None:
