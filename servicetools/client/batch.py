@@ -16,17 +16,20 @@ side reads the same files through the wire, not through this module.
 from __future__ import annotations
 
 import html
+import json
 import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from ..wire import saved_batch
 from ..wire.saved_batch import FORMAT, VERSION
-from . import sinks
 from .errors import APIError
+
+if TYPE_CHECKING:
+    from .sinks import ResultSink
 
 __all__ = [
     "Batch",
@@ -35,6 +38,8 @@ __all__ = [
     "STAGES",
     "VERSION",
 ]
+
+_T = TypeVar("_T")  # what a sink's close returns
 
 #: Where a document can fail, in pipeline order.
 STAGES = ("read", "upload", "trigger", "extraction", "wait", "fetch")
@@ -112,22 +117,30 @@ class Batch:
                                  configuration=self.configuration, timings=self.timings,
                                  meta=self.meta)
 
-    def to_dataset(self, path: str | os.PathLike[str], batch_name: str | None = None, *,
-                   overwrite: bool = False) -> Any:
-        """Write the batch into the Parquet dataset at ``path`` as batch ``batch_name``
-        (default: the UTC time now); the `frames.Dataset`, which the audits take.
-
-        Results are converted a part at a time; failures become the batch's statuses;
-        configuration, timings and meta go into its record. A name already in the
-        dataset is refused unless ``overwrite``.
+    def write_to(self, sink: ResultSink[_T]) -> _T:
+        """Every result (with its document), then every failure, into ``sink``, with the
+        batch's ``configuration``, ``timings`` and ``meta`` in ``sink.meta``; what
+        ``sink.close()`` returns. (Into a dataset: ``st.frames.write_dataset(batch, ...)``.)
         """
-        writer = sinks.dataset_writer(path, batch_name, overwrite=overwrite, meta={
-            "configuration": self.configuration, "timings": self.timings, "meta": self.meta})
         for extraction_id, data in self.results.items():
-            writer.add(data, self.documents.get(extraction_id))
+            sink.add(data, self.documents.get(extraction_id))
         for failure in self.failures:
-            writer.add_failure(failure)
-        return writer.close()
+            sink.add_failure(failure)
+        sink.meta.update(configuration=self.configuration, timings=self.timings,
+                         meta=self.meta)
+        return sink.close()
+
+    def to_dataset(self, path: str | os.PathLike[str], batch_name: str | None = None, *,
+                   overwrite: bool = False) -> NoReturn:
+        """Gone, with the client's import of the analysis side: TypeError says what to
+        write instead, ``st.frames.write_dataset(batch, path, batch_name)``."""
+        # json.dumps: a Python string literal in double quotes, as the docs write them.
+        arguments = ["batch", *(json.dumps(text, ensure_ascii=False) for text in (
+            os.fspath(path), batch_name) if text is not None)]
+        if overwrite:
+            arguments.append("overwrite=True")
+        raise TypeError("Batch.to_dataset is gone; write a batch into a dataset with "
+                        f"st.frames.write_dataset({', '.join(arguments)})")
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Batch:
@@ -171,4 +184,3 @@ class Batch:
             shown += f"<li>... and {more} more in <code>batch.failures</code></li>"
         failures = f"<ul>{shown}</ul>" if shown else ""
         return f"<div><b>Batch</b><table>{body}</table>{failures}</div>"
-

@@ -7,11 +7,12 @@ where it failed, and a batch that ends with failures warns (`BatchFailures`). An
 about every document (a wrong key, an unknown configuration or classifier, no service
 before any trigger got through) stops the batch at once and is raised.
 
-With a ``sink`` (`extract_many(..., to=PATH)`: a `sinks.dataset_writer`), each result
+With a ``sink`` (`extract_many(..., to=SINK)`: any `sinks.ResultSink`), each result
 goes to the sink as soon as it is fetched and is not kept: memory stays that of the
-results in flight, whatever the batch's size. The sink gets the failures at the end,
-with the batch's configuration and timings, and what its ``close`` returns (the
-`frames.Dataset`) is returned instead of the `Batch`.
+results in flight, whatever the batch's size. The `Batch` returned then holds the
+documents and failures only; `Client.extract_many` hands it to the sink
+(`Batch.write_to`), which gets the failures, configuration and timings, and returns
+what the sink's ``close`` returns.
 """
 
 from __future__ import annotations
@@ -80,10 +81,10 @@ def extract_many(
     chunk_size: int,
     poll: float,
     max_poll: float,
-    sink: ResultSink | None = None,
-) -> Any:
-    """The machinery of `Client.extract_many` (documents already expanded): the `Batch`,
-    or what ``sink.close()`` returns."""
+    sink: ResultSink[Any] | None = None,
+) -> Batch:
+    """The machinery of `Client.extract_many` (documents already expanded): the `Batch`;
+    with a ``sink``, its results went there and are not in it."""
     if (configuration_name is None) == (configuration_id is None):
         raise TypeError("give exactly one of configuration_name and configuration_id")
     if concurrency < 1:
@@ -261,10 +262,4 @@ def extract_many(
             "name": info.get("used_extraction_configuration_name", configuration_name),
             "id": info.get("used_extraction_configuration_id", configuration_id),
         }
-    if sink is None:
-        return batch
-    for failure in batch.failures:
-        sink.add_failure(failure)
-    sink.meta.update(configuration=batch.configuration, timings=batch.timings,
-                     meta=batch.meta)
-    return sink.close()
+    return batch
