@@ -6,7 +6,7 @@
 `errors`            the error tree under `ServiceError` (D3 codes -> classes)
 `result`            `Result`: one extraction's result, its parts by name
 `batch`             `Batch` and `Failure`: many results, saved as JSON lines
-`many`              the machinery of `extract_many`
+`many`              `ExtractMany`: one run of `extract_many`, step by step
 `sinks`             `ResultSink`: what `extract_many(..., to=SINK)` streams results into
 `polling`           status rounds paced by how fast extractions finish
 `retries`           which calls are retried, and how

@@ -422,12 +422,12 @@ class Client:
         way to name a dataset: they raise TypeError, saying what to write instead.
         """
         sink = _result_sink(to, batch_name)
-        batch = many.extract_many(self, expand(documents), configuration_name=configuration_name,
-                                  configuration_id=configuration_id,
-                                  classifier_id=classifier_id, concurrency=concurrency,
-                                  upload_first=upload_first, timeout=timeout,
-                                  progress=progress, chunk_size=chunk_size, poll=poll,
-                                  max_poll=max_poll, sink=sink)
+        batch = many.ExtractMany(self, expand(documents), configuration_name=configuration_name,
+                                 configuration_id=configuration_id,
+                                 classifier_id=classifier_id, concurrency=concurrency,
+                                 upload_first=upload_first, timeout=timeout,
+                                 progress=progress, chunk_size=chunk_size, poll=poll,
+                                 max_poll=max_poll, sink=sink).run()
         return batch if sink is None else batch.write_to(sink)
 
 
