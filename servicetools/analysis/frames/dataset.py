@@ -19,11 +19,11 @@ the default name is the UTC time the writing started (``20261125T201500Z``), so 
 order is the order they were run in.
 
 `DatasetWriter` holds at most ``results_per_part`` results before it writes them out
-(`extract_many(..., to=PATH)` feeds it as results arrive; `Batch.to_dataset` and
-`write_dataset` feed it a batch or saved results). A part is written to a temporary name and
-renamed, and the batch's ``batches/NAME.json`` is written last: a dataset read while a
-batch is being written shows its finished parts, and `Dataset.complete` says which
-batches are whole.
+(`extract_many(..., to=DatasetWriter(...))` feeds it as results arrive, as the client's
+`ResultSink`; `write_dataset` feeds it a batch or saved results). A part is written to a
+temporary name and renamed, and the batch's ``batches/NAME.json`` is written last: a
+dataset read while a batch is being written shows its finished parts, and
+`Dataset.complete` says which batches are whole.
 
 >>> import tempfile
 >>> from servicetools import frames as sf
@@ -55,6 +55,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ...client.sinks import ResultSink
 from ...extras import load as load_module
 from .columns import CELL_COLUMNS, FIELD_COLUMNS, ID_COLUMNS
 from .conditions import condition
@@ -138,14 +139,16 @@ def _batch_name(name: str | None) -> str:
 
 
 # -- writing ---------------------------------------------------------------------------------
-class DatasetWriter:
+class DatasetWriter(ResultSink["Dataset"]):
     """Results into one batch of a dataset, a part file every ``results_per_part``.
 
     `add` takes one result (a `Result` or the extracted data dict) with the document it
     came from, `add_failure` a document that gave none (a `Failure` or its dict);
     `close` writes what is left and the batch's ``batches/NAME.json``, and returns the
     `Dataset`. Thread-safe: `extract_many` calls `add` from its fetching threads. A
-    batch name already in the dataset is refused (``overwrite=True`` replaces it).
+    batch name already in the dataset is refused here, before anything runs
+    (``overwrite=True`` replaces it). A client `ResultSink` (mypy checks it):
+    ``client.extract_many(docs, ..., to=DatasetWriter("runs/fleet", "2026-11-23"))``.
     """
 
     def __init__(self, path: str | os.PathLike[str], batch: str | None = None, *,
@@ -372,7 +375,7 @@ class Dataset:
             found = [b for b in found if b in set(wanted)]
         if not found:
             raise DatasetError(f"no batches in {self.root}: write one with "
-                               "frames.write_dataset, Batch.to_dataset or extract_many(to=...)")
+                               "frames.write_dataset or extract_many(to=DatasetWriter(...))")
         self.batches: list[str] = found
 
     def select(self, batches: str | Iterable[str]) -> Dataset:
