@@ -19,8 +19,8 @@ from ..wire.protocol import AUTH_HEADER, ErrorCode
 from .core.configs import Catalog
 from .core.helper import Helper
 from .core.pipeline import Pipeline
+from .core.records import User
 from .core.storage import Storage
-from .core.store import User
 from .core.vault import Vault
 from .errors import ApiError, bad_request
 from .settings import Settings

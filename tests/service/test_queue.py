@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from servicetools.service.core.store import new_id
+from servicetools.service.core.records import new_id
 
 from ..pgproxy import CommitDropper
 from ..postgres import PostgresServer

@@ -8,7 +8,8 @@ import threading
 import time
 from pathlib import Path
 
-from servicetools.service.core.store import Store, new_id
+from servicetools.service.core.records import new_id
+from servicetools.service.core.store import Store
 
 
 def _store_with_extraction(tmp_path: Path) -> tuple[Store, str, str]:

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from servicetools.service.core.records import new_id
 from servicetools.service.core.storage import Storage, StoreUnavailable
-from servicetools.service.core.store import Store, new_id
+from servicetools.service.core.store import Store
 
 from ..postgres import PostgresServer
 

@@ -47,8 +47,8 @@ import psycopg
 from ...wire.protocol import FINAL_STATUSES, StatusType
 from .pgstore import Conn, PgStore, write_extraction, write_finish, write_statuses
 from .pipeline import Job, Unrecorded
+from .records import new_id
 from .storage import StoreUnavailable
-from .store import new_id
 
 __all__ = ["Lease", "PgQueue", "gave_up"]
 

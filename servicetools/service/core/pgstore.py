@@ -38,8 +38,8 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ...wire.protocol import FINAL_STATUSES, StatusType
+from .records import User, document_record, key_hash, new_id, status_object
 from .storage import StoreUnavailable
-from .store import User, document_record, key_hash, new_id, status_object
 
 __all__ = ["LATEST_STATUSES", "MIGRATIONS", "POOL_SIZE", "PgStore", "safe_url", "upgrade_schema"]
 

@@ -12,7 +12,8 @@ from typing import Any, Protocol
 
 from ...extras import require
 from ..settings import Settings
-from .store import Store, User
+from .records import User
+from .store import Store
 
 __all__ = ["Storage", "StoreUnavailable", "open_store"]
 

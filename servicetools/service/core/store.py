@@ -17,21 +17,17 @@ can read, which `drop_unreadable` removes at start.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...wire.protocol import FINAL_STATUSES, StatusType
-
-FINAL = FINAL_STATUSES
+from .records import User, document_record, key_hash, new_id, status_object
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -68,22 +64,6 @@ CREATE TABLE IF NOT EXISTS results (extraction_id TEXT PRIMARY KEY, data_json TE
 def results_file(path: Path) -> Path:
     """The file of the extracted data beside the main database file `path`."""
     return path.with_name(f"{path.stem}-results{path.suffix}")
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
-
-
-def key_hash(token: str) -> str:
-    """D2: the lowercase hex SHA-256 of the token; only this is stored."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class User:
-    id: str
-    name: str
-    key_hash: str
 
 
 class Store:
@@ -308,7 +288,7 @@ class Store:
     ) -> bool:
         """Append ``(status_type, message, ts)`` stages in one transaction, as `add_status`."""
         with self._tx() as db:
-            if _latest_type(db, extraction_id) in FINAL:
+            if _latest_type(db, extraction_id) in FINAL_STATUSES:
                 return False
             for status_type, message, ts in stages:
                 _insert_status(db, extraction_id, status_type, message, ts)
@@ -328,7 +308,7 @@ class Store:
                 results.execute("INSERT OR REPLACE INTO results VALUES (?, ?)",
                                 (extraction_id, json.dumps(data)))
         with self._tx() as db:
-            closed = _latest_type(db, extraction_id) not in FINAL
+            closed = _latest_type(db, extraction_id) not in FINAL_STATUSES
             if closed:
                 db.execute(
                     "UPDATE extractions SET usage_json = ?, data_state = ?"
@@ -517,28 +497,3 @@ def _latest_type(db: sqlite3.Connection, extraction_id: str) -> str | None:
         (extraction_id,),
     ).fetchone()
     return str(row[0]) if row else None
-
-
-def status_object(row: Any) -> dict[str, Any]:
-    """A status (2.8) from a row of ``statuses`` joined with its extraction's owner."""
-    return {
-        "id": row["id"],
-        "status_type": row["status_type"],
-        "message": row["message"],
-        "creation_unix_timestamp": row["ts"],
-        "extraction_id": row["extraction_id"],
-        "trigger_user_id": row["owner_id"],
-    }
-
-
-def document_record(row: Any) -> dict[str, Any]:
-    """A vault record (2.9) from a row of ``documents``."""
-    return {
-        "document_id": row["document_id"],
-        "document_name": row["document_name"],
-        "document_type": row["document_type"],
-        "content_type": row["content_type"],
-        "owner_id": row["owner_id"],
-        "upload_unix_timestamp": row["upload_ts"],
-        "num_pages": row["num_pages"],
-    }

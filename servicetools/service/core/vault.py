@@ -18,8 +18,8 @@ from typing import Any
 from ..settings import Settings
 from .documents import inspect_document
 from .objectstore import Objects, open_objects
+from .records import new_id
 from .storage import Storage
-from .store import new_id
 
 
 class Vault:

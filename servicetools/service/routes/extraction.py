@@ -25,9 +25,9 @@ from ..core.documents import inspect_document
 from ..core.helper import helper_parts
 from ..core.hosted import DownloadError, check_url
 from ..core.pipeline import Job, PipelineFailure
+from ..core.records import User, new_id
 from ..core.results import apply_updates
 from ..core.storage import Storage
-from ..core.store import User, new_id
 from ..deps import (
     CurrentUser,
     Parts,
