@@ -130,7 +130,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    from .service.core.storage import StoreUnavailable, open_store
+    from .service.core.backends import open_store
+    from .service.core.storage import StoreUnavailable
 
     try:
         store = open_store(_settings(args))

@@ -303,7 +303,7 @@ def test_every_third_party_import_is_declared_for_its_layer() -> None:
 #: (the job queue's modules are imported only with a database: app.py, cli.py).
 ONLY_IN: dict[str, set[str]] = {"scale": {"servicetools.service.core.pgstore",
                                           "servicetools.service.core.pgqueue",
-                                          "servicetools.service.core.queued",
+                                          "servicetools.service.core.pipeline_queued",
                                           "servicetools.service.core.worker",
                                           "servicetools.service.core.s3"}}
 

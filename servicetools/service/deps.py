@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -25,9 +25,6 @@ from .core.vault import Vault
 from .errors import ApiError, bad_request
 from .settings import Settings
 
-if TYPE_CHECKING:  # not at run time: it needs the 'scale' extra
-    from .core.queued import QueuedPipeline
-
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no", ""}
 
@@ -40,7 +37,7 @@ class Parts:
     store: Storage
     vault: Vault
     catalog: Catalog
-    pipeline: Pipeline | QueuedPipeline
+    pipeline: Pipeline
     helper: Helper
 
 

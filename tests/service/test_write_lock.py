@@ -22,7 +22,7 @@ from typing import Any
 import requests
 
 from servicetools import LocalService
-from servicetools.service.core.pipeline import LOST, Pipeline
+from servicetools.service.core.pipeline_pool import LOST, PoolPipeline
 from servicetools.service.core.store import Store, results_file
 from servicetools.service.settings import Settings
 
@@ -109,7 +109,7 @@ def test_the_watchdog_ends_an_extraction_nobody_works_on(tmp_path: Path) -> None
                               "extracted_data_saved": True,
                               "trigger_unix_timestamp": accepted},
                              delete_after_first_fetch=False)
-    pipeline = Pipeline(settings, store)
+    pipeline = PoolPipeline(settings, store)
     try:
         assert pipeline.close_lost() == ["lost"]
         statuses = store.latest_statuses("u1", ["lost", "fresh"])

@@ -27,8 +27,9 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from ..settings import Settings
+from .backends import open_store
 from .pipeline import watch_parent
-from .storage import Storage, open_store
+from .storage import Storage
 
 __all__ = ["Helper", "helper_parts"]
 

@@ -1,21 +1,18 @@
-"""The storage interface every backend offers, and the choice of backend from the settings.
+"""The storage interface every backend offers, and the error of one that cannot be used.
 
 Two backends: SQLite (`store.Store`, the embedded default: a file in the data folder,
 nothing to install or run) and PostgreSQL (`pgstore.PgStore`, ``Settings.database_url``:
-any number of service processes on one database). Routes, the pipeline, the helper
-process and the ``keys`` command know only `Storage`.
+any number of service processes on one database); `backends` picks one from the
+settings. Routes, the helper process and the ``keys`` command know only `Storage`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ...extras import require
-from ..settings import Settings
 from .records import User
-from .store import Store
 
-__all__ = ["Storage", "StoreUnavailable", "open_store"]
+__all__ = ["Storage", "StoreUnavailable"]
 
 
 class StoreUnavailable(RuntimeError):
@@ -62,18 +59,3 @@ class Storage(Protocol):
     def stale_unfinished(self, quiet_for: float) -> list[str]: ...
     def unfinished(self) -> list[str]: ...
 
-
-def open_store(settings: Settings, *, migrate: bool = True) -> Storage:
-    """The store the settings name: PostgreSQL at ``database_url``, else SQLite in the
-    data folder. ``migrate=False`` (engine workers, the helper process) skips bringing the
-    schema up to date: the service process did that before starting them.
-
-    Raises `StoreUnavailable` when the database cannot be used, `MissingExtra` when
-    PostgreSQL is asked for without the ``scale`` extra.
-    """
-    if settings.database_url is None:
-        return Store(settings.database_path)
-    require("scale", feature="a PostgreSQL database (--database)")
-    from .pgstore import PgStore
-
-    return PgStore(settings.database_url, migrate=migrate)
