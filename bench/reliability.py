@@ -49,7 +49,7 @@ import psutil
 import requests
 
 from servicetools import LocalService
-from servicetools.service.core.store import results_file
+from servicetools.service.core.store_sqlite import results_file
 from servicetools.service.core.vault import object_key
 from servicetools.service.settings import Settings
 from servicetools.wire.protocol import API_PREFIX, AUTH_HEADER

@@ -23,7 +23,7 @@ from .core.backends import open_backend
 from .core.configs import Catalog
 from .core.helper import Helper
 from .core.objectstore import StorageError
-from .core.storage import StoreUnavailable
+from .core.store import StoreUnavailable
 from .core.vault import Vault
 from .deps import Parts
 from .errors import ApiError

@@ -20,7 +20,7 @@ from .core.configs import Catalog
 from .core.helper import Helper
 from .core.pipeline import Pipeline
 from .core.records import User
-from .core.storage import Storage
+from .core.store import Storage
 from .core.vault import Vault
 from .errors import ApiError, bad_request
 from .settings import Settings

@@ -19,8 +19,8 @@ from ..postgres import PostgresServer
 pytest.importorskip("psycopg")
 
 from servicetools.service.core.pgqueue import Lease, PgQueue  # noqa: E402
-from servicetools.service.core.pgstore import PgStore  # noqa: E402
 from servicetools.service.core.pipeline import Job  # noqa: E402
+from servicetools.service.core.store_postgres import PgStore  # noqa: E402
 
 ENDED = [("extraction_ended", 1.0), ("usage_statistics_aggregated", 1.0), ("ended", 1.0)]
 

@@ -22,11 +22,11 @@ from ...extras import require
 from ..settings import Settings
 from .pipeline import Pipeline
 from .pipeline_pool import PoolPipeline
-from .storage import Storage
-from .store import Store
+from .store import Storage
+from .store_sqlite import SqliteStore
 
 if TYPE_CHECKING:  # not at run time: they need the 'scale' extra
-    from .pgstore import PgStore
+    from .store_postgres import PgStore
 
 __all__ = ["Backend", "open_backend", "open_store"]
 
@@ -47,11 +47,11 @@ def open_backend(settings: Settings) -> Backend:
     """The store and pipeline the settings name (see the module); nothing runs yet: the
     app starts the pipeline's workers at start-up (`Pipeline.warm_up`).
 
-    Raises `StoreUnavailable <.storage.StoreUnavailable>` when the database cannot be
+    Raises `StoreUnavailable <.store.StoreUnavailable>` when the database cannot be
     used, `MissingExtra` when PostgreSQL is asked for without the ``scale`` extra.
     """
     if settings.database_url is None:
-        store = Store(settings.database_path)
+        store = SqliteStore(settings.database_path)
         return Backend(store, PoolPipeline(settings, store))
     from .pipeline_queued import QueuedPipeline
 
@@ -68,13 +68,13 @@ def open_store(settings: Settings, *, migrate: bool = True) -> Storage:
     Raises as `open_backend` does.
     """
     if settings.database_url is None:
-        return Store(settings.database_path)
+        return SqliteStore(settings.database_path)
     return _postgres(settings, migrate=migrate)
 
 
 def _postgres(settings: Settings, *, migrate: bool) -> PgStore:
     assert settings.database_url is not None
     require("scale", feature="a PostgreSQL database (--database)")
-    from .pgstore import PgStore
+    from .store_postgres import PgStore
 
     return PgStore(settings.database_url, migrate=migrate)

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from ..settings import Settings
 from .backends import open_store
 from .pipeline import watch_parent
-from .storage import Storage
+from .store import Storage
 
 __all__ = ["Helper", "helper_parts"]
 

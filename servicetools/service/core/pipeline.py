@@ -24,7 +24,7 @@ from ..settings import Settings
 from .documents import inspect_document
 from .hosted import DownloadError, download
 from .objectstore import StorageError
-from .storage import StoreUnavailable
+from .store import StoreUnavailable
 
 __all__ = ["Job", "Pipeline", "PipelineFailure", "Recorder", "Stopped", "Unrecorded",
            "execute", "watch_parent"]

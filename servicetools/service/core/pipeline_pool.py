@@ -26,7 +26,7 @@ from typing import Any
 from ...wire.protocol import StatusType
 from ..settings import Settings
 from .pipeline import Job, PipelineFailure, Stopped, execute, watch_parent
-from .store import Store
+from .store_sqlite import SqliteStore
 
 __all__ = ["INTERRUPTED", "LOST", "PoolPipeline", "run_job"]
 
@@ -52,7 +52,7 @@ def _init_worker(settings: Settings, database: Path, parent: int) -> None:
     from .vault import Vault
 
     # The service's own files: this pipeline goes with the SQLite store (open_backend).
-    store = Store(database)
+    store = SqliteStore(database)
     _worker.update(settings=settings, store=store, vault=Vault(settings, store), parent=parent)
     threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
 
@@ -64,7 +64,7 @@ def _warm_up() -> int:
 
 
 class _StoreRecorder:
-    def __init__(self, store: Store, extraction_id: str, parent: int) -> None:
+    def __init__(self, store: SqliteStore, extraction_id: str, parent: int) -> None:
         self.store, self.extraction_id, self.parent = store, extraction_id, parent
 
     def stages(self, stages: list[tuple[str, str, float | None]]) -> bool:
@@ -91,7 +91,7 @@ class PoolPipeline:
     """The `Pipeline <.pipeline.Pipeline>` of the embedded service: the worker pool,
     owned by the app; `submit` returns a future of the extracted data."""
 
-    def __init__(self, settings: Settings, store: Store) -> None:
+    def __init__(self, settings: Settings, store: SqliteStore) -> None:
         self.settings = settings
         self.store = store
         self._executor = self._new_executor()

@@ -20,8 +20,8 @@ from typing import Any
 
 from ..settings import Settings
 from .pgqueue import PgQueue
-from .pgstore import PgStore
 from .pipeline import Job, PipelineFailure, Unrecorded
+from .store_postgres import PgStore
 from .worker import WorkerPool
 
 __all__ = ["QueuedPipeline", "REPLY_POLL"]

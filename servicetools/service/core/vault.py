@@ -19,7 +19,7 @@ from ..settings import Settings
 from .documents import inspect_document
 from .objectstore import Objects, open_objects
 from .records import new_id
-from .storage import Storage
+from .store import Storage
 
 
 class Vault:

@@ -27,7 +27,7 @@ from ..core.hosted import DownloadError, check_url
 from ..core.pipeline import Job, PipelineFailure
 from ..core.records import User, new_id
 from ..core.results import apply_updates
-from ..core.storage import Storage
+from ..core.store import Storage
 from ..deps import (
     CurrentUser,
     Parts,
