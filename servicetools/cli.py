@@ -62,8 +62,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .service.app import create_app
     from .service.core.configs import ConfigError
-    from .service.core.objectstore import StorageError
     from .service.core.store import StoreUnavailable
+    from .service.core.vault_objects import StorageError
 
     if not settings.dev_token:
         # The embedded default starts with a development user and token (D2).
@@ -103,8 +103,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import signal
 
     from .extras import require
-    from .service.core.objectstore import StorageError
     from .service.core.store import StoreUnavailable
+    from .service.core.vault_objects import StorageError
 
     require("scale", feature="servicetools worker")
     from .service.core.store_postgres import PgStore

@@ -305,7 +305,7 @@ ONLY_IN: dict[str, set[str]] = {"scale": {"servicetools.service.core.store_postg
                                           "servicetools.service.core.pgqueue",
                                           "servicetools.service.core.pipeline_queued",
                                           "servicetools.service.core.worker",
-                                          "servicetools.service.core.s3"}}
+                                          "servicetools.service.core.vault_s3"}}
 
 
 def test_narrow_extras_are_imported_only_where_they_belong() -> None:

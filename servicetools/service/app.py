@@ -22,9 +22,9 @@ from ..wire.protocol import API_PREFIX, AUTH_HEADER, ErrorCode
 from .core.backends import open_backend
 from .core.configs import Catalog
 from .core.helper import Helper
-from .core.objectstore import StorageError
 from .core.store import StoreUnavailable
 from .core.vault import Vault
+from .core.vault_objects import StorageError
 from .deps import Parts
 from .errors import ApiError
 from .routes import extraction, vault

@@ -23,8 +23,8 @@ from ..errors import ApiError
 from ..settings import Settings
 from .documents import inspect_document
 from .hosted import DownloadError, download
-from .objectstore import StorageError
 from .store import StoreUnavailable
+from .vault_objects import StorageError
 
 __all__ = ["Job", "Pipeline", "PipelineFailure", "Recorder", "Stopped", "Unrecorded",
            "execute", "watch_parent"]
