@@ -21,7 +21,7 @@ from .. import wire
 from ..wire.protocol import API_PREFIX, AUTH_HEADER, ErrorCode
 from .core.backends import open_backend
 from .core.configs import Catalog
-from .core.helper import Helper
+from .core.heavy_requests import HelperProcess
 from .core.store import StoreUnavailable
 from .core.vault import Vault
 from .core.vault_objects import StorageError
@@ -52,7 +52,7 @@ def build_parts(settings: Settings) -> Parts:
         backend.close()
         raise
     return Parts(settings=settings, store=backend.store, vault=vault, catalog=catalog,
-                 pipeline=backend.pipeline, helper=Helper(settings))
+                 pipeline=backend.pipeline, helper=HelperProcess(settings))
 
 
 def create_app(settings: Settings) -> FastAPI:

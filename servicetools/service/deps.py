@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from .. import wire
 from ..wire.protocol import AUTH_HEADER, ErrorCode
 from .core.configs import Catalog
-from .core.helper import Helper
+from .core.heavy_requests import HelperProcess
 from .core.pipeline import Pipeline
 from .core.records import User
 from .core.store import Storage
@@ -38,7 +38,7 @@ class Parts:
     vault: Vault
     catalog: Catalog
     pipeline: Pipeline
-    helper: Helper
+    helper: HelperProcess
 
 
 def parts(request: Request) -> Parts:
