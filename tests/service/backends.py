@@ -15,7 +15,8 @@ from __future__ import annotations
 import pytest
 
 from servicetools import LocalService
-from servicetools.service.core.storage import Storage, open_store
+from servicetools.service.core.backends import open_store
+from servicetools.service.core.store import Storage
 from servicetools.service.settings import Settings
 
 from ..helpers import Api, create_key

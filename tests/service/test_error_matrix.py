@@ -29,7 +29,7 @@ import requests
 
 from servicetools import LocalService, wire
 from servicetools.service.core import hosted
-from servicetools.service.core.store import Store
+from servicetools.service.core.store_sqlite import SqliteStore
 from servicetools.service.settings import MIB, Settings
 
 from ..conftest import S3_PREFIX
@@ -804,7 +804,7 @@ def test_s3_vault_holds_exactly_the_recorded_documents(s3_ctx: Ctx, s3_service: 
                                                        s3_server: S3Server) -> None:
     # Every refused upload of the matrix stored nothing, and every record's bytes are
     # there whole: the objects under the prefix are exactly the records' keys.
-    store = Store(s3_service.data_dir / "service.sqlite3")
+    store = SqliteStore(s3_service.data_dir / "service.sqlite3")
     expected = set()
     for caller in (s3_ctx.api, s3_ctx.other):
         for doc in caller.get("/vault/list").json()["documents"]:
