@@ -402,7 +402,7 @@ def test_every_third_party_import_is_declared_for_its_layer() -> None:
 
 #: Extras whose packages only these modules of their layer may import: the service runs
 #: without the ``scale`` extra unless a PostgreSQL database or an S3 vault is asked for
-#: (the job queue's modules are imported only with a database: app.py, cli.py).
+#: (the job queue's modules are imported only with a database: core/backends.py, cli.py).
 ONLY_IN: dict[str, set[str]] = {"scale": {"servicetools.service.core.store_postgres",
                                           "servicetools.service.core.pgqueue",
                                           "servicetools.service.core.pipeline_queued",
