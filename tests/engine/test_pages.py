@@ -4,7 +4,7 @@ import pytest
 from PIL import Image
 
 from servicetools.service.engine import Document, DocumentError, Page, Word, load_document
-from servicetools.service.engine.lines import group_lines
+from servicetools.service.engine.lines import document_text, group_lines
 from servicetools.service.engine.ocr import _segment_words
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -42,7 +42,7 @@ def test_text_page_png_holds_exactly_the_rendered_pixels(invoice_pdf: bytes) -> 
 
 
 def test_document_text_is_in_reading_order(invoice_pdf: bytes) -> None:
-    lines = load_document(invoice_pdf, "application/pdf").text().splitlines()
+    lines = document_text(load_document(invoice_pdf, "application/pdf")).splitlines()
     assert lines[:3] == [
         "INVOICE",
         "From: Acme Supplies Ltd Invoice No: INV-2024-0012",
@@ -149,7 +149,7 @@ def test_words_group_into_lines_despite_different_heights() -> None:
         Word("next", 0.1, 0.55, 0.2, 0.57),
     ]
     assert [line.text for line in group_lines(reversed(words))] == ["Total: 1,500.00", "next"]
-    assert Document("image/png", [Page(1, 10, 10, b"", words, "ocr")]).text() == (
+    assert document_text(Document("image/png", [Page(1, 10, 10, b"", words, "ocr")])) == (
         "Total: 1,500.00\nnext"
     )
 

@@ -9,7 +9,8 @@ The service's pipeline calls only what is exported here::
 
 from .classify import classify
 from .groups import TargetGroup, extract_group, group_targets
-from .pages import Document, DocumentError, Page, Word, load_document
+from .page_model import Document, Page, Word
+from .pages import DocumentError, load_document
 from .results import EngineCell, EngineTarget, EngineValue
 
 __all__ = [

@@ -41,7 +41,7 @@ from rapidfuzz import fuzz
 from ...wire.values import parse_number
 from .calibration import cell_confidence
 from .lines import group_lines
-from .pages import Document, Page, Word
+from .page_model import Document, Page, Word
 from .results import EngineCell
 from .shapes import header_test, validates
 from .tables import assign, closes_items

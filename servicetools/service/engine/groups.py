@@ -10,10 +10,12 @@ from typing import Any
 from .candidates import judged_cells
 from .fields import extract_fields
 from .lines import area_lines
-from .pages import Document
+from .page_model import Document
 from .results import EngineCell, EngineTarget
 from .shapes import validates
 from .tables import extract_table, header_bands
+
+__all__ = ["TargetGroup", "extract_group", "group_targets"]
 
 
 @dataclass(frozen=True)

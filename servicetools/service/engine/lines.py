@@ -1,4 +1,5 @@
-"""Words grouped into text lines, and the words of a search area."""
+"""Words grouped into text lines: a page's lines, a search area's, and a document's
+text in reading order."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .pages import Document, Page, Word
+from .page_model import Document, Page, Word
+
+__all__ = ["Line", "area_lines", "document_text", "group_lines", "page_lines"]
 
 
 @dataclass
@@ -62,6 +65,13 @@ def group_lines(words: Iterable[Word], page: int = 1) -> list[Line]:
     result = [Line(sorted(line, key=lambda w: w.x0), page) for line in lines]
     result.sort(key=lambda line: (line.y0 + line.y1) / 2)
     return result
+
+
+def document_text(document: Document) -> str:
+    """The words of all pages, line by line in reading order; pages apart by a blank line."""
+    return "\n\n".join(
+        "\n".join(line.text for line in group_lines(page.words)) for page in document.pages
+    )
 
 
 def page_lines(page: Page) -> list[Line]:

@@ -1,4 +1,9 @@
-"""Documents as rendered pages with positioned words, from PDF text layers or OCR."""
+"""The loader: a PDF or an image read into the page model (page_model.py).
+
+Every page is rendered to PNG (pypdfium2) and its words are taken from the PDF's text
+layer (pdfplumber) or, on a scan or an image, read by OCR (ocr.py). A file that cannot
+be read raises `DocumentError` with the service's error code.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,16 @@ import re
 import struct
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from .ocr import ocr_words
+from .page_model import Document, Page, Word
+
 if TYPE_CHECKING:
     from PIL.Image import Image
+
+__all__ = ["DocumentError", "load_document"]
 
 PDF = "application/pdf"
 IMAGE_TYPES = ("image/png", "image/jpeg")
@@ -21,59 +30,6 @@ IMAGE_TYPES = ("image/png", "image/jpeg")
 _PDFIUM_PASSWORD_ERROR = 4
 _EXIF_ORIENTATION = 0x0112
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-@dataclass(frozen=True)
-class Word:
-    """One word; coordinates are fractions of the page (0..1), y grows downwards."""
-
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    confidence: float = 1.0
-
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
-
-    @property
-    def center_x(self) -> float:
-        return (self.x0 + self.x1) / 2
-
-    @property
-    def center_y(self) -> float:
-        return (self.y0 + self.y1) / 2
-
-
-@dataclass
-class Page:
-    number: int
-    width: float
-    height: float
-    png: bytes
-    words: list[Word] = field(default_factory=list)
-    source: str = "text"
-    # Whether the text layer's page draws ruling lines (lines or boxes), where a finder
-    # of ruled tables may find one.
-    ruled: bool = False
-
-
-@dataclass
-class Document:
-    content_type: str
-    pages: list[Page]
-    # The PDF itself, for the table finders that read it (candidates.py); b"" for images.
-    source: bytes = field(default=b"", repr=False, compare=False)
-
-    def text(self) -> str:
-        """The words of all pages, line by line in reading order; pages apart by a blank line."""
-        from .lines import group_lines
-
-        return "\n\n".join(
-            "\n".join(line.text for line in group_lines(page.words)) for page in self.pages
-        )
 
 
 class DocumentError(Exception):
@@ -129,8 +85,6 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
                 if words:
                     png = _text_page_png(rendered, index, dpi)
                 else:
-                    from .ocr import ocr_words
-
                     image, png = _scan_page(rendered, index, dpi)
                     words = ocr_words(image)
                     source = "ocr"
@@ -255,8 +209,6 @@ def _load_image(data: bytes) -> Page:
             image = _to_rgb(image)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as error:
         raise DocumentError("invalid_document", f"The image cannot be read: {error}.") from error
-    from .ocr import ocr_words
-
     if as_is:
         png = data
         words = ocr_words(image)
