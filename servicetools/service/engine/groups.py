@@ -53,7 +53,7 @@ def extract_group(
     # headers ("Amount") from passing as field labels.
     # Every group asks the same header texts: what they match is remembered per document
     # and header schema.
-    memos: dict[str, dict[str, list[int]]] = document.__dict__.setdefault("_header_memos", {})
+    memos = document.cache.header_matches
     headers = {
         str(t.get("id", "")): header_bands(lines, t, memos.setdefault(_schema_key(t), {}))
         for t in configuration.get("extraction_targets", [])

@@ -75,12 +75,11 @@ def document_text(document: Document) -> str:
 
 
 def page_lines(page: Page) -> list[Line]:
-    """The page's lines, grouped once: every group reading the whole page shares them."""
-    cached: list[Line] | None = page.__dict__.get("_lines")
-    if cached is None:
-        cached = group_lines(page.words, page.number)
-        page.__dict__["_lines"] = cached
-    return list(cached)
+    """The page's lines, grouped once (page.cache): every group reading the whole page
+    shares them."""
+    if page.cache.lines is None:
+        page.cache.lines = group_lines(page.words, page.number)
+    return list(page.cache.lines)
 
 
 def area_lines(document: Document, search_area: str, configuration: dict[str, Any]) -> list[Line]:
