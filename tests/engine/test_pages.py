@@ -3,7 +3,7 @@ import io
 import pytest
 from PIL import Image
 
-from servicetools.service.engine import Document, DocumentError, Page, Word, load_document
+from servicetools.service.engine import Document, Page, UnreadableDocument, Word, load_document
 from servicetools.service.engine.lines import document_text, group_lines
 from servicetools.service.engine.ocr import _segment_words
 
@@ -88,7 +88,7 @@ def test_image_is_reencoded_as_png_with_exif_orientation_applied() -> None:
 def test_unreadable_documents_raise_document_error(
     data: bytes, content_type: str, code: str
 ) -> None:
-    with pytest.raises(DocumentError) as raised:
+    with pytest.raises(UnreadableDocument) as raised:
         load_document(data, content_type)
     assert raised.value.code == code
     assert raised.value.message
@@ -101,7 +101,7 @@ def test_encrypted_pdf_is_reported_as_such() -> None:
     c = canvas.Canvas(out, encrypt="secret")
     c.drawString(100, 700, "Invoice")
     c.save()
-    with pytest.raises(DocumentError) as raised:
+    with pytest.raises(UnreadableDocument) as raised:
         load_document(out.getvalue(), "application/pdf")
     assert raised.value.code == "encrypted_document"
 

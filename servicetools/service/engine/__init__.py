@@ -10,17 +10,17 @@ The service's pipeline calls only what is exported here::
 from .classify import classify
 from .groups import TargetGroup, extract_group, group_targets
 from .page_model import Document, Page, Word
-from .pages import DocumentError, load_document
+from .pages import UnreadableDocument, load_document
 from .results import EngineCell, EngineTarget, EngineValue
 
 __all__ = [
     "Document",
-    "DocumentError",
     "EngineCell",
     "EngineTarget",
     "EngineValue",
     "Page",
     "TargetGroup",
+    "UnreadableDocument",
     "Word",
     "classify",
     "extract_group",

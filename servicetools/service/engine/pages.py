@@ -2,7 +2,7 @@
 
 Every page is rendered to PNG (pypdfium2) and its words are taken from the PDF's text
 layer (pdfplumber) or, on a scan or an image, read by OCR (ocr.py). A file that cannot
-be read raises `DocumentError` with the service's error code.
+be read raises `UnreadableDocument` with the service's error code.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .page_model import Document, Page, Word
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["DocumentError", "load_document"]
+__all__ = ["UnreadableDocument", "load_document"]
 
 PDF = "application/pdf"
 IMAGE_TYPES = ("image/png", "image/jpeg")
@@ -32,8 +32,9 @@ _EXIF_ORIENTATION = 0x0112
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-class DocumentError(Exception):
-    """The bytes cannot be read as a document of the given type."""
+class UnreadableDocument(Exception):
+    """The bytes cannot be read as a document of the given type; `code` is the service's
+    error code for it (unsupported_media_type, encrypted_document, invalid_document)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -47,7 +48,7 @@ def load_document(data: bytes, content_type: str, *, dpi: int = 150) -> Document
         return Document(content_type, _load_pdf(data, dpi), data)
     if content_type in IMAGE_TYPES:
         return Document(content_type, [_load_image(data)])
-    raise DocumentError(
+    raise UnreadableDocument(
         "unsupported_media_type", f"Content type {content_type!r} is not supported."
     )
 
@@ -60,10 +61,10 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
         rendered = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as error:
         if getattr(error, "err_code", None) == _PDFIUM_PASSWORD_ERROR:
-            raise DocumentError(
+            raise UnreadableDocument(
                 "encrypted_document", "The PDF is encrypted and cannot be opened."
             ) from error
-        raise DocumentError("invalid_document", f"The PDF cannot be read: {error}.") from error
+        raise UnreadableDocument("invalid_document", f"The PDF cannot be read: {error}.") from error
     pages: list[Page] = []
     # A text page is drawn in grayscale: its image is only looked at, and a gray bitmap
     # is a third of the pixels to fill and compress; with the PNG written by
@@ -78,7 +79,7 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
     try:
         with pdfplumber.open(io.BytesIO(data)) as plumber:
             if len(plumber.pages) != len(rendered):
-                raise DocumentError("invalid_document", "The PDF's page tree is inconsistent.")
+                raise UnreadableDocument("invalid_document", "The PDF's page tree is inconsistent.")
             for index, plumber_page in enumerate(plumber.pages):
                 words = _text_layer_words(plumber_page)
                 source = "text"
@@ -99,10 +100,10 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
                         ruled=source == "text" and _has_rules(plumber_page),
                     )
                 )
-    except DocumentError:
+    except UnreadableDocument:
         raise
     except Exception as error:  # pdfminer raises many unrelated types on damaged files
-        raise DocumentError("invalid_document", f"The PDF cannot be read: {error}.") from error
+        raise UnreadableDocument("invalid_document", f"The PDF cannot be read: {error}.") from error
     finally:
         rendered.close()
     return pages
@@ -208,7 +209,9 @@ def _load_image(data: bytes) -> Page:
             image = ImageOps.exif_transpose(opened) or opened
             image = _to_rgb(image)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as error:
-        raise DocumentError("invalid_document", f"The image cannot be read: {error}.") from error
+        raise UnreadableDocument(
+            "invalid_document", f"The image cannot be read: {error}."
+        ) from error
     if as_is:
         png = data
         words = ocr_words(image)
