@@ -245,7 +245,7 @@ def test_a_page_without_the_schemas_headings_is_not_given_to_the_finders() -> No
     assert headed_pages(document, wanted) == [2]
     cells = tables_of(document, wanted)["t-table"]
     assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}
-    assert sorted(document.__dict__["_found_tables"]) == [2]  # page 1 never read
+    assert sorted(document.cache.found_tables) == [2]  # page 1 never read
 
 
 @pytest.mark.parametrize("ruled", [False, True], ids=["unruled", "ruled"])

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from servicetools.service.engine import Document, Page, Word, load_document
+from servicetools.service.engine.lines import document_text
 
 from .conftest import render_png
 from .test_fields import extract_all, field_values, line_document
@@ -146,7 +147,7 @@ def test_a_receipt_on_its_side_or_head_down_is_read_upright(
     turned = io.BytesIO()
     upright.rotate(turn, expand=True).save(turned, format="PNG")
     document = load_document(turned.getvalue(), "image/png")
-    lines = document.text().split("\n")
+    lines = document_text(document).split("\n")
     assert lines[0].replace(" ", "") == "REWEMarkt"
     values = field_values(extract_all(document, receipts_config))
     assert values["t-receipt-total"].startswith("0,99")

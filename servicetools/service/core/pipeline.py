@@ -184,7 +184,7 @@ def _run(job: Job, settings: Settings, vault: Any, recorder: Recorder, stage: An
         return _stand_in(job, settings, recorder, stage, storage_id)
     try:
         document = engine.load_document(data, content_type, dpi=settings.render_dpi)
-    except engine.DocumentError as exc:
+    except engine.UnreadableDocument as exc:
         raise PipelineFailure(f"the document cannot be read: {exc.message}") from exc
     if job.classifier is not None:
         label, score = engine.classify(document, job.classifier)
