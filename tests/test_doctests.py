@@ -9,7 +9,7 @@ import importlib
 
 import pytest
 
-from .helpers import ROOT
+from .support.helpers import ROOT
 
 #: Covered by tests/client/test_doctests.py and tests/frames/test_doctests.py.
 ELSEWHERE = ("servicetools.client.batch", "servicetools.client.client",

@@ -28,7 +28,7 @@ from packaging.requirements import Requirement
 
 from servicetools import extras
 
-from .helpers import ROOT
+from .support.helpers import ROOT
 
 PACKAGE = ROOT / "servicetools"
 

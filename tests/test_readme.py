@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import ROOT
+from .support.helpers import ROOT
 
 PACKAGE = ROOT / "servicetools"
 README = (ROOT / "README.md").read_text(encoding="utf-8")

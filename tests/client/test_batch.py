@@ -28,8 +28,8 @@ from servicetools import (
 )
 from servicetools.wire import saved_batch
 
-from ..cutproxy import CutProxy
-from ..helpers import make_invoice_pdf
+from ..support.cutproxy import CutProxy
+from ..support.helpers import make_invoice_pdf
 
 REFUSED_URL = "http://127.0.0.1:9/invoice.pdf"
 

@@ -6,8 +6,7 @@ from typing import Any
 from servicetools.service.engine import Page, Word, load_document
 from servicetools.service.engine.lines import page_lines
 
-from .test_candidates import REGIONS, table_pdf, tables_of, target
-from .test_fields import extract_all
+from ..support.engine_documents import REGIONS, extract_all, table_pdf, tables_of, target
 
 
 def test_a_pages_lines_are_grouped_once_and_handed_out_as_copies() -> None:

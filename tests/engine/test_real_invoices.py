@@ -16,9 +16,8 @@ import pytest
 from servicetools.service.engine import Document, Page, Word, load_document
 from servicetools.service.engine.lines import document_text
 
-from .conftest import render_png
-from .test_fields import extract_all, field_values, line_document
-from .test_ocr_misreads import read_document
+from ..support.engine_documents import extract_all, field_values, line_document, read_document
+from ..support.helpers import render_png
 
 
 def test_a_french_invoice_date_with_its_article(invoices_config: dict[str, Any]) -> None:

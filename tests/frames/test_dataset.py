@@ -17,7 +17,7 @@ from servicetools import Batch, BatchFailures, Client, Failure, LocalService, au
 from servicetools.analysis.audit.work import work_frame
 from servicetools.client import ResultSink
 
-from ..helpers import ROOT, make_invoice_pdf
+from ..support.helpers import ROOT, make_invoice_pdf
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -32,14 +32,12 @@ from servicetools.service.core import hosted
 from servicetools.service.core.store_sqlite import SqliteStore
 from servicetools.service.settings import MIB, Settings
 
-from ..conftest import S3_PREFIX
-from ..helpers import API, Api, b64, make_invoice_pdf, raw_trigger
-from ..s3server import S3Server
-from .backends import (  # noqa: F401  (service, api, other_api on both backends)
-    api_on_both_backends,
-    on_both_backends,
-    other_api_on_both_backends,
-)
+from ..support.helpers import API, Api, b64, make_invoice_pdf, raw_trigger
+from ..support.s3server import S3Server
+from ..support.stores import S3_PREFIX
+
+#: On SQLite and PostgreSQL (tests/service/conftest.py).
+pytestmark = pytest.mark.both_stores
 
 INVOICE_NUMBER = "INV-2024-0042"
 SYNC, ASYNC = "/extraction/trigger_sync", "/extraction/trigger_async"

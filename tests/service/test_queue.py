@@ -13,8 +13,8 @@ import pytest
 
 from servicetools.service.core.records import new_id
 
-from ..pgproxy import CommitDropper
-from ..postgres import PostgresServer
+from ..support.pgproxy import CommitDropper
+from ..support.postgres import PostgresServer
 
 pytest.importorskip("psycopg")
 

@@ -17,12 +17,13 @@ from servicetools.service.core.records import new_id
 from servicetools.service.core.store import Storage, StoreUnavailable
 from servicetools.service.core.store_sqlite import SqliteStore
 
-from ..postgres import PostgresServer
+from ..support.postgres import PostgresServer
+from ..support.stores import STORES
 
-BACKENDS = ["sqlite", "postgresql"]
 
-
-@pytest.fixture(params=BACKENDS)
+# PostgreSQL's case starts a server: an integration test (tests/conftest.py).
+@pytest.fixture(params=[pytest.param(kind, marks=pytest.mark.integration)
+                        if kind == "postgresql" else kind for kind in STORES])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Storage]:
     if request.param == "sqlite":
         opened: Storage = SqliteStore(tmp_path / "service.sqlite3")

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 import requests
 
 from servicetools import LocalService
@@ -26,7 +27,7 @@ from servicetools.service.core.pipeline_pool import LOST, PoolPipeline
 from servicetools.service.core.store_sqlite import SqliteStore, results_file
 from servicetools.service.settings import Settings
 
-from ..helpers import Api, raw_trigger
+from ..support.helpers import Api, raw_trigger
 
 UPDATE = "/extraction/result/update"
 
@@ -121,6 +122,7 @@ def test_the_watchdog_ends_an_extraction_nobody_works_on(tmp_path: Path) -> None
         pipeline.shutdown()
 
 
+@pytest.mark.integration
 def test_a_large_update_is_checked_in_a_helper_process_beside_the_service(
     tmp_path: Path, invoice_pdf: bytes,
 ) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from servicetools.wire import saved_batch
 
-from ..helpers import ROOT
+from ..support.helpers import ROOT
 
 FAILURE = {"document": "b.txt", "stage": "trigger", "reason": "not a PDF", "code": "x",
            "http_status": 415, "extraction_id": None, "details": {"k": [1]}}
