@@ -27,7 +27,7 @@ from typing import Any
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # tests/support/postgres.py and tests/support/s3server.py: the real servers
+sys.path.insert(0, str(ROOT))  # the real servers: tests/support/postgres.py, s3server.py
 
 from servicetools.client.local import LocalService, LocalWorkers  # noqa: E402
 from servicetools.wire.protocol import API_PREFIX, AUTH_HEADER  # noqa: E402
