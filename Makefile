@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-tables bench-ranker bench-reliability bench-audit-scale \
+.PHONY: demo test test-fast test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-tables bench-ranker bench-reliability bench-audit-scale \
 	bench-limits bench-scale train serve lint clean
 
 $(STAMP): pyproject.toml
@@ -22,6 +22,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The tests that start no process (no service, database, browser or kernel): about a
+# minute on one core; tests/conftest.py fails a test that starts one unmarked.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not integration"
 
 # The wheel without extras in a fresh venv: the client-side tests against it, then the
 # demo from the wheel (CI runs this after `make test`).

@@ -156,8 +156,8 @@ def truth_frame(documents: int) -> object:
 # -- writing: streamed against held ------------------------------------------------------------
 def write(path: str, mode: str, results: int) -> dict[str, float]:
     """``results`` of bench/frames.py's kind (20 fields, a 30 x 5 table) into a dataset:
-    ``stream`` adds each as it is made (as `extract_many(to=...)` does), ``batch`` holds
-    them all in a `Batch` first and calls `Batch.to_dataset`."""
+    ``stream`` adds each as it is made (as `extract_many(to=DatasetWriter(...))` does),
+    ``batch`` holds them all in a `Batch` first and calls `frames.write_dataset`."""
     import random
 
     sys.path.insert(0, str(ROOT / "bench"))
@@ -176,7 +176,7 @@ def write(path: str, mode: str, results: int) -> dict[str, float]:
     else:
         made = (synthetic.result(rng, i, config) for i in range(results))
         batch = Batch(results={r["extraction_info"]["extraction_id"]: r for r in made})
-        batch.to_dataset(path, "b")
+        frames.write_dataset(batch, path, "b")
     return {"total": time.perf_counter() - start,
             "peak_mib": peak_mib()}
 
@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> None:
         for mode in ("stream", "batch"):
             figures = child(str(root / f"write-{mode}"), mode, args.write)
             label = ("streamed, as extract_many(to=...)" if mode == "stream"
-                     else "held in a Batch, then to_dataset")
+                     else "held in a Batch, then write_dataset")
             print(f"  {label:36}{figures['total']:7.1f} s{figures['peak_mib']:9.0f} MiB peak")
         big = results[("dataset", args.values)]
         print(f"at {args.values / 1e6:g} M values: the dataset path's audits took "

@@ -314,7 +314,8 @@ def reader_version() -> str:
 
     folder = Path(engine.__file__).parent
     digest = hashlib.sha256()
-    for name in ("pages.py", "ocr.py"):
+    # The cache pickles the page model's objects: a change to their classes stales it too.
+    for name in ("page_model.py", "pages.py", "ocr.py"):
         digest.update((folder / name).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -323,9 +324,10 @@ def run_case(case: Case, configuration: dict[str, Any], cache: Path | None = Non
              reader: str = "") -> tuple[list[Outcome], int]:
     """The engine over one case, exactly as the service's pipeline calls it."""
     from servicetools.service.engine import extract_group, group_targets
+    from servicetools.service.engine.lines import document_text
 
     document = load(case.path, case.content_type, cache, reader or reader_version())
-    text_lines = document.text().split("\n")
+    text_lines = document_text(document).split("\n")
     from servicetools.service.engine.fields import field_kind
 
     by_name: dict[str, tuple[str, float, float, str, dict[str, float]]] = {}

@@ -49,7 +49,7 @@ import psutil
 import requests
 
 from servicetools import LocalService
-from servicetools.service.core.store import results_file
+from servicetools.service.core.store_sqlite import results_file
 from servicetools.service.core.vault import object_key
 from servicetools.service.settings import Settings
 from servicetools.wire.protocol import API_PREFIX, AUTH_HEADER
@@ -403,7 +403,7 @@ def _crash(svc: LocalService, settings: Settings, count: int, kill_after: int,
     t = time.perf_counter()
     svc.start()
     print(f"  restarted on the same data_dir and port in {time.perf_counter() - t:.1f} s")
-    # Recovery runs at start, before the service answers (Pipeline.recover in the app's
+    # Recovery runs at start, before the service answers (PoolPipeline.recover in the app's
     # lifespan), so nothing should be left to wait for; the watchdog (every 30 s, for
     # extractions quiet for 120 s) cannot be tuned from `servicetools serve`.
     print("  (watchdog_interval/watchdog_quiet are Settings fields that `servicetools serve`"

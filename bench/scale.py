@@ -27,13 +27,13 @@ from typing import Any
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # tests/postgres.py and tests/s3server.py: the real servers
+sys.path.insert(0, str(ROOT))  # the real servers: tests/support/postgres.py, s3server.py
 
 from servicetools.client.local import LocalService, LocalWorkers  # noqa: E402
 from servicetools.wire.protocol import API_PREFIX, AUTH_HEADER  # noqa: E402
-from tests.helpers import make_invoice_pdf  # noqa: E402
-from tests.postgres import PostgresServer  # noqa: E402
-from tests.s3server import S3Server  # noqa: E402
+from tests.support.helpers import make_invoice_pdf  # noqa: E402
+from tests.support.postgres import PostgresServer  # noqa: E402
+from tests.support.s3server import S3Server  # noqa: E402
 
 STANDIN = "SERVICETOOLS_STANDIN_ENGINE_SECONDS"
 TIMEOUT = 900.0

@@ -62,8 +62,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .service.app import create_app
     from .service.core.configs import ConfigError
-    from .service.core.objectstore import StorageError
-    from .service.core.storage import StoreUnavailable
+    from .service.core.store import StoreUnavailable
+    from .service.core.vault_objects import StorageError
 
     if not settings.dev_token:
         # The embedded default starts with a development user and token (D2).
@@ -103,11 +103,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import signal
 
     from .extras import require
-    from .service.core.objectstore import StorageError
-    from .service.core.storage import StoreUnavailable
+    from .service.core.store import StoreUnavailable
+    from .service.core.vault_objects import StorageError
 
     require("scale", feature="servicetools worker")
-    from .service.core.pgstore import PgStore
+    from .service.core.store_postgres import PgStore
     from .service.core.vault import Vault
     from .service.core.worker import WorkerPool
 
@@ -130,7 +130,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    from .service.core.storage import StoreUnavailable, open_store
+    from .service.core.backends import open_store
+    from .service.core.store import StoreUnavailable
 
     try:
         store = open_store(_settings(args))

@@ -9,13 +9,14 @@ import importlib
 
 import pytest
 
-from .helpers import ROOT
+from .support.helpers import ROOT
 
 #: Covered by tests/client/test_doctests.py and tests/frames/test_doctests.py.
 ELSEWHERE = ("servicetools.client.batch", "servicetools.client.client",
              "servicetools.client.documents", "servicetools.client.errors",
-             "servicetools.client.result", "servicetools.analysis.audit",
-             "servicetools.analysis.frames", "servicetools.analysis.plots")
+             "servicetools.client.result", "servicetools.client.sinks",
+             "servicetools.analysis.audit", "servicetools.analysis.frames",
+             "servicetools.analysis.plots")
 
 
 def _modules_with_examples() -> list[str]:

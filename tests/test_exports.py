@@ -6,9 +6,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import servicetools
 
-from .helpers import ROOT
+from .support.helpers import ROOT
 
 
 def test_all_is_sorted_and_unique() -> None:
@@ -24,6 +26,7 @@ def test_every_name_resolves() -> None:
     assert set(servicetools.__all__) <= set(namespace)
 
 
+@pytest.mark.integration
 def test_import_stays_light() -> None:
     # In a fresh interpreter: the test process has long imported everything.
     code = "import json, sys, servicetools; print(json.dumps(sorted(sys.modules)))"

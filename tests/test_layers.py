@@ -6,7 +6,9 @@ test happened to import:
 
 - our own modules: a layer imports only the layers below it (`ALLOWED`): the wire
   nothing of ours, the engine only the wire, the client never the service or the
-  analysis side, the analysis side never the service;
+  analysis side, the analysis side never the service; no exception by name;
+- no circle: no module imports itself through others (the imports that run, inside
+  functions too; a ``TYPE_CHECKING`` block runs only for the type checker);
 - other packages: each layer imports only what its extra (or the core) declares in
   pyproject.toml, and `servicetools.extras.EXTRAS` names the right modules.
 """
@@ -17,7 +19,7 @@ import ast
 import functools
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -26,7 +28,7 @@ from packaging.requirements import Requirement
 
 from servicetools import extras
 
-from .helpers import ROOT
+from .support.helpers import ROOT
 
 PACKAGE = ROOT / "servicetools"
 
@@ -43,13 +45,6 @@ ALLOWED: dict[str, set[str]] = {
     "service": {"wire", "engine", "base", "bundled"},
     "datagen": {"wire", "base"},
     "app": {"base", "bundled", "wire", "client", "analysis", "service", "engine", "datagen"},
-}
-
-#: The imports allowed across the rules, each for a reason: the client streams a batch
-#: into a Parquet dataset through the analysis side's writer, imported inside the one
-#: function that asks for a dataset (`client/sinks.py`; it needs no extra).
-EXCEPTIONS: set[tuple[str, str]] = {
-    ("servicetools.client.sinks", "servicetools.analysis.frames.dataset"),
 }
 
 #: Third-party packages each layer may import: the core dependencies plus these extras.
@@ -89,15 +84,36 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports(module: str, source: str, is_package: bool, known: frozenset[str] = frozenset()
-            ) -> Iterator[tuple[int, str]]:
-    """(line, absolute module name) of every import in ``source``.
+def _is_type_checking(test: ast.expr) -> bool:
+    """Whether an ``if`` tests ``TYPE_CHECKING`` (bare, or ``typing.TYPE_CHECKING``)."""
+    return ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+def _run_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``tree`` but those of ``if TYPE_CHECKING:`` bodies (their ``else``
+    runs, so it stays)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(reversed(node.orelse))
+        else:
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def imports(module: str, source: str, is_package: bool, known: frozenset[str] = frozenset(),
+            *, type_checking: bool = True) -> Iterator[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``source``; without
+    ``type_checking``, not those under ``if TYPE_CHECKING:``.
 
     ``from package import name`` is the submodule ``package.name`` when ``known`` holds
     it, else ``package`` itself.
     """
     package = module if is_package else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    for node in ast.walk(tree) if type_checking else _run_time_nodes(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
@@ -127,8 +143,7 @@ def layer_violations(module: str, source: str, is_package: bool, known: frozense
         if not target.startswith("servicetools") or target not in known:
             continue
         target_layer = layer_of(target)
-        if (target_layer != layer and target_layer not in ALLOWED[layer]
-                and (module, target) not in EXCEPTIONS):
+        if target_layer != layer and target_layer not in ALLOWED[layer]:
             found.setdefault((line, target_layer),
                              f"{module}:{line} imports {target} ({layer} -> {target_layer})")
     return list(found.values())
@@ -154,6 +169,93 @@ def test_every_import_of_ours_exists() -> None:
               for line, target in imports(module, source, is_package, known)
               if target.split(".")[0] == "servicetools" and target not in known]
     assert broken == []
+
+
+# -- circles ----------------------------------------------------------------------------
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of ``graph`` (Tarjan), each sorted: the modules
+    of one component all import each other, through the others."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:  # the root of a component: it is on the stack above
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def import_cycles(modules: Iterable[tuple[str, str, bool]], known: frozenset[str]
+                  ) -> list[str]:
+    """One report per circle among ``modules`` ((name, source, is_package)): its modules,
+    then each import that closes it (``module:line imports target``), to break one."""
+    edges: dict[str, dict[str, int]] = {}  # module -> module of ours -> first line
+    for module, source, is_package in modules:
+        targets = edges.setdefault(module, {})
+        for line, target in imports(module, source, is_package, known, type_checking=False):
+            if target in known and target != module:
+                targets.setdefault(target, line)
+    reports = []
+    for component in strongly_connected({m: set(t) for m, t in edges.items()}):
+        if len(component) < 2:
+            continue
+        inside = set(component)
+        steps = [f"  {module}:{line} imports {target}" for module in component
+                 for target, line in sorted(edges.get(module, {}).items()) if target in inside]
+        reports.append(f"{len(component)} modules import each other in a circle: "
+                       + ", ".join(component) + "\n" + "\n".join(steps))
+    return reports
+
+
+def test_no_import_cycles() -> None:
+    # A circle works only in the order Python happens to meet its modules, hides which
+    # side owns what, and ties the layers' halves together (issue 28).
+    cycles = import_cycles(sources(), our_modules())
+    if cycles:
+        pytest.fail("\n\n".join(cycles), pytrace=False)
+
+
+def test_a_planted_cycle_is_caught() -> None:
+    planted = {
+        "servicetools.client.a": "from . import b\n",
+        "servicetools.client.b": "def f():\n    from .c import x\n",  # late: counts
+        "servicetools.client.c": "import servicetools.client.a\n",
+        # For the type checker only: no circle with a.
+        "servicetools.client.d": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                  "    from . import a\nelse:\n    from . import e\n"),
+        "servicetools.client.e": "from . import a\n",
+    }
+    cycles = import_cycles([(m, source, False) for m, source in planted.items()],
+                           frozenset(planted))
+    assert cycles == [
+        "3 modules import each other in a circle: servicetools.client.a, "
+        "servicetools.client.b, servicetools.client.c\n"
+        "  servicetools.client.a:1 imports servicetools.client.b\n"
+        "  servicetools.client.b:2 imports servicetools.client.c\n"
+        "  servicetools.client.c:1 imports servicetools.client.a"]
+    assert strongly_connected({"x": {"y"}, "y": {"x", "z"}, "z": set()}) == [["z"], ["x", "y"]]
 
 
 def private_reach_ins(module: str, source: str, is_package: bool, known: frozenset[str]
@@ -300,12 +402,12 @@ def test_every_third_party_import_is_declared_for_its_layer() -> None:
 
 #: Extras whose packages only these modules of their layer may import: the service runs
 #: without the ``scale`` extra unless a PostgreSQL database or an S3 vault is asked for
-#: (the job queue's modules are imported only with a database: app.py, cli.py).
-ONLY_IN: dict[str, set[str]] = {"scale": {"servicetools.service.core.pgstore",
+#: (the job queue's modules are imported only with a database: core/backends.py, cli.py).
+ONLY_IN: dict[str, set[str]] = {"scale": {"servicetools.service.core.store_postgres",
                                           "servicetools.service.core.pgqueue",
-                                          "servicetools.service.core.queued",
+                                          "servicetools.service.core.pipeline_queued",
                                           "servicetools.service.core.worker",
-                                          "servicetools.service.core.s3"}}
+                                          "servicetools.service.core.vault_s3"}}
 
 
 def test_narrow_extras_are_imported_only_where_they_belong() -> None:

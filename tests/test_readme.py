@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from .helpers import ROOT
+from .support.helpers import ROOT
 
 PACKAGE = ROOT / "servicetools"
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -23,6 +24,16 @@ def module_table() -> dict[str, str]:
             for path in re.findall(r"`(servicetools/[^`]*)`", first):
                 rows[path] = line
     return rows
+
+
+def test_the_extras_table_lists_each_extra_once() -> None:
+    # Each extra of pyproject.toml in one row (the table once listed `scale` twice, with
+    # two different accounts of what it adds).
+    listed = re.findall(r"^\| `([a-z]+)` \|", README, flags=re.MULTILINE)
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        extras = set(tomllib.load(f)["project"]["optional-dependencies"]) - {"dev"}
+    assert sorted(listed) == sorted(set(listed)), listed
+    assert set(listed) == extras
 
 
 def test_every_path_in_the_module_table_exists() -> None:

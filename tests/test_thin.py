@@ -22,6 +22,9 @@ import pytest
 import servicetools
 from servicetools import extras
 
+#: Starts processes of its own (tests/conftest.py: integration).
+pytestmark = pytest.mark.integration
+
 #: Every module an extra provides that the core does not (pandas needs numpy).
 BLOCKED = sorted({m for modules in extras.EXTRAS.values() for m in modules} - {"numpy"})
 PRELUDE = "import sys\nfor _m in {blocked!r}:\n    sys.modules[_m] = None\n"

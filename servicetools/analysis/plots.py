@@ -184,9 +184,12 @@ def failure_heatmap(data: Any, cells: pd.DataFrame | None = None, *, rate: bool 
     if not rate:
         ticks = list(range(0, max(top, 1) + step, step))
         bar.set_ticks(ticks, labels=[str(t) for t in ticks])
-    ax.legend(handles=[Patch(facecolor="#d9d9d9", edgecolor="#999999",
-                             label="no value of this target")],
-              loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    # Under the colour bar, as its grey step: above the axes it met the title on a
+    # narrow plot. The layout makes room for it there (it belongs to the bar's axes).
+    bar.ax.legend(handles=[Patch(facecolor="#d9d9d9", edgecolor="#999999",
+                                 label="no value\nof this target")],
+                  loc="upper left", bbox_to_anchor=(0.0, -0.04), borderaxespad=0,
+                  handlelength=1.2, fontsize=8, frameon=False)
     return ax
 
 

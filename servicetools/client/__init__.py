@@ -6,8 +6,8 @@
 `errors`            the error tree under `ServiceError` (D3 codes -> classes)
 `result`            `Result`: one extraction's result, its parts by name
 `batch`             `Batch` and `Failure`: many results, saved as JSON lines
-`many`              the machinery of `extract_many`
-`sinks`             where `extract_many(..., to=PATH)` streams results: a dataset
+`many`              `ExtractMany`: one run of `extract_many`, step by step
+`sinks`             `ResultSink`: what `extract_many(..., to=SINK)` streams results into
 `polling`           status rounds paced by how fast extractions finish
 `retries`           which calls are retried, and how
 `progress`          tqdm.auto progress bars
@@ -15,7 +15,7 @@
 ==================  ================================================================
 
 Needs only the core dependencies (requests, and the wire's jsonschema); never imports
-the service, nor the analysis side but for the dataset writer `sinks` hands results to.
+the service, nor the analysis side (whose `frames.DatasetWriter` is a `ResultSink`).
 """
 
 from . import errors
@@ -47,6 +47,7 @@ from .errors import (
 )
 from .local import LocalService, LocalServiceError
 from .result import Result
+from .sinks import ResultSink
 
 __all__ = [
     "APIError",
@@ -71,6 +72,7 @@ __all__ = [
     "NotFound",
     "RequestTimeout",
     "Result",
+    "ResultSink",
     "ServerError",
     "ServiceError",
     "ServiceUnreachable",

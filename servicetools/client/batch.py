@@ -7,10 +7,10 @@
 >>> batch.counts()
 {'ended': 1, 'trigger': 1}
 
-The file format (``save``/``load``): the first line is a header record (format, version,
-configuration, timings, meta and the number of lines that follow, so a truncated file is
-noticed); then one line per result (``extraction_id``, ``document``, ``data``: the
-extracted data object as the service sent it), then one line per failure.
+The file format (``save``/``load``) is the wire's (`wire.saved_batch`): a header line
+(format, version, configuration, timings, meta and the number of lines that follow, so a
+truncated file is noticed), one line per result, then one line per failure. The analysis
+side reads the same files through the wire, not through this module.
 """
 
 from __future__ import annotations
@@ -22,10 +22,14 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from . import sinks
+from ..wire import saved_batch
+from ..wire.saved_batch import FORMAT, VERSION
 from .errors import APIError
+
+if TYPE_CHECKING:
+    from .sinks import ResultSink
 
 __all__ = [
     "Batch",
@@ -35,8 +39,8 @@ __all__ = [
     "VERSION",
 ]
 
-FORMAT = "servicetools.batch"
-VERSION = 1
+_T = TypeVar("_T")  # what a sink's close returns
+
 #: Where a document can fail, in pipeline order.
 STAGES = ("read", "upload", "trigger", "extraction", "wait", "fetch")
 _STAGE_LABELS = {
@@ -108,89 +112,44 @@ class Batch:
     # -- files -------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the batch as JSON lines (atomically: a crash leaves the old file)."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        header = {"record": "header", "format": FORMAT, "version": VERSION,
-                  "configuration": self.configuration, "timings": self.timings,
-                  "meta": self.meta, "results": len(self.results),
-                  "failures": len(self.failures)}
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        with open(temporary, "w", encoding="utf-8", newline="\n") as out:
-            out.write(_line(header))
-            for extraction_id, data in self.results.items():
-                out.write(_line({"record": "result", "extraction_id": extraction_id,
-                                 "document": self.documents.get(extraction_id),
-                                 "data": data}))
-            for failure in self.failures:
-                out.write(_line({"record": "failure", **asdict(failure)}))
-        os.replace(temporary, target)
-        return target
+        return saved_batch.write(path, self.results, self.documents,
+                                 [asdict(failure) for failure in self.failures],
+                                 configuration=self.configuration, timings=self.timings,
+                                 meta=self.meta)
+
+    def write_to(self, sink: ResultSink[_T]) -> _T:
+        """Every result (with its document), then every failure, into ``sink``, with the
+        batch's ``configuration``, ``timings`` and ``meta`` in ``sink.meta``; what
+        ``sink.close()`` returns. (Into a dataset: ``st.frames.write_dataset(batch, ...)``.)
+        """
+        for extraction_id, data in self.results.items():
+            sink.add(data, self.documents.get(extraction_id))
+        for failure in self.failures:
+            sink.add_failure(failure)
+        sink.meta.update(configuration=self.configuration, timings=self.timings,
+                         meta=self.meta)
+        return sink.close()
 
     def to_dataset(self, path: str | os.PathLike[str], batch_name: str | None = None, *,
-                   overwrite: bool = False) -> Any:
-        """Write the batch into the Parquet dataset at ``path`` as batch ``batch_name``
-        (default: the UTC time now); the `frames.Dataset`, which the audits take.
-
-        Results are converted a part at a time; failures become the batch's statuses;
-        configuration, timings and meta go into its record. A name already in the
-        dataset is refused unless ``overwrite``.
-        """
-        writer = sinks.dataset_writer(path, batch_name, overwrite=overwrite, meta={
-            "configuration": self.configuration, "timings": self.timings, "meta": self.meta})
-        for extraction_id, data in self.results.items():
-            writer.add(data, self.documents.get(extraction_id))
-        for failure in self.failures:
-            writer.add_failure(failure)
-        return writer.close()
+                   overwrite: bool = False) -> NoReturn:
+        """Gone, with the client's import of the analysis side: TypeError says what to
+        write instead, ``st.frames.write_dataset(batch, path, batch_name)``."""
+        # json.dumps: a Python string literal in double quotes, as the docs write them.
+        arguments = ["batch", *(json.dumps(text, ensure_ascii=False) for text in (
+            os.fspath(path), batch_name) if text is not None)]
+        if overwrite:
+            arguments.append("overwrite=True")
+        raise TypeError("Batch.to_dataset is gone; write a batch into a dataset with "
+                        f"st.frames.write_dataset({', '.join(arguments)})")
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Batch:
         """Read a file written by `save`; ValueError names the line of any problem."""
-        batch = cls()
-        seen = {"result": 0, "failure": 0}
-        header: dict[str, Any] | None = None
-        with open(path, encoding="utf-8") as lines:
-            for number, text in enumerate(lines, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    record = json.loads(text)
-                except ValueError as exc:
-                    raise ValueError(f"{path}:{number}: not JSON: {exc}") from exc
-                kind = record.get("record") if isinstance(record, dict) else None
-                if header is None:
-                    if kind != "header" or record.get("format") != FORMAT:
-                        raise ValueError(f"{path}:{number}: not a {FORMAT} file")
-                    if record.get("version") != VERSION:
-                        raise ValueError(f"{path}:{number}: {FORMAT} version "
-                                         f"{record.get('version')!r}; this reads {VERSION}")
-                    header = record
-                    batch.configuration = record.get("configuration", {})
-                    batch.timings = record.get("timings", {})
-                    batch.meta = record.get("meta", {})
-                elif kind == "result":
-                    extraction_id = record["extraction_id"]
-                    batch.results[extraction_id] = record["data"]
-                    if record.get("document") is not None:
-                        batch.documents[extraction_id] = record["document"]
-                    seen["result"] += 1
-                elif kind == "failure":
-                    del record["record"]
-                    try:
-                        batch.failures.append(Failure(**record))
-                    except TypeError as exc:
-                        raise ValueError(f"{path}:{number}: bad failure record: {exc}") from exc
-                    seen["failure"] += 1
-                else:
-                    raise ValueError(f"{path}:{number}: unknown record {kind!r}")
-        if header is None:
-            raise ValueError(f"{path}: empty file, not a {FORMAT} file")
-        expected = {"result": header.get("results"), "failure": header.get("failures")}
-        if seen != expected:
-            raise ValueError(f"{path}: the header announces {expected['result']} results and "
-                             f"{expected['failure']} failures but the file holds "
-                             f"{seen['result']} and {seen['failure']} (truncated?)")
-        return batch
+        saved = saved_batch.read(path)
+        return cls(results=saved.results, documents=saved.documents,
+                   failures=[Failure(**fields) for fields in saved.failures],
+                   configuration=saved.configuration, timings=saved.timings,
+                   meta=saved.meta)
 
     # -- display -----------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -225,7 +184,3 @@ class Batch:
             shown += f"<li>... and {more} more in <code>batch.failures</code></li>"
         failures = f"<ul>{shown}</ul>" if shown else ""
         return f"<div><b>Batch</b><table>{body}</table>{failures}</div>"
-
-
-def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import builtins
 import functools
+import json
 import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -34,7 +35,8 @@ from urllib3.util.retry import Retry
 from .._version import __version__
 from ..wire.content import SUFFIXES, sniff_content_type
 from ..wire.protocol import API_PREFIX, AUTH_HEADER, MAX_STATUS_IDS, StatusType
-from . import many, polling, sinks
+from . import many, polling
+from .batch import Batch
 from .documents import Document, build_request, expand, source_of
 from .errors import (
     InvalidResponse,
@@ -52,6 +54,7 @@ from .retries import DEFAULT_RETRIES, IDEMPOTENT_PATHS, retry_policy
 
 if TYPE_CHECKING:
     from .local import LocalService
+    from .sinks import ResultSink
 
 __all__ = ["Client", "DEFAULT_TIMEOUT", "VaultAPI"]
 
@@ -60,6 +63,7 @@ DEFAULT_TIMEOUT: tuple[float, float] = (10.0, 120.0)
 # Connections kept per host: room for extract_many's threads without discarding any.
 _POOL_SIZE = 32
 _UNSET: Any = object()
+T = TypeVar("T")  # what the result sink of extract_many(to=...) returns
 
 
 class Client:
@@ -347,6 +351,7 @@ class Client:
         return (min(connect, cut), min(read, cut))
 
     # -- many documents ----------------------------------------------------------------
+    @overload
     def extract_many(
         self,
         documents: Document | Iterable[Document],
@@ -361,9 +366,44 @@ class Client:
         chunk_size: int = MAX_STATUS_IDS,
         poll: float = DEFAULT_POLL,
         max_poll: float = DEFAULT_MAX_POLL,
-        to: str | os.PathLike[str] | None = None,
+        to: None = None,
+    ) -> Batch: ...
+
+    @overload
+    def extract_many(
+        self,
+        documents: Document | Iterable[Document],
+        *,
+        configuration_name: str | None = None,
+        configuration_id: str | None = None,
+        classifier_id: str | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        upload_first: bool = False,
+        timeout: float | None = DEFAULT_BATCH_TIMEOUT,
+        progress: bool = True,
+        chunk_size: int = MAX_STATUS_IDS,
+        poll: float = DEFAULT_POLL,
+        max_poll: float = DEFAULT_MAX_POLL,
+        to: ResultSink[T],
+    ) -> T: ...
+
+    def extract_many(
+        self,
+        documents: Document | Iterable[Document],
+        *,
+        configuration_name: str | None = None,
+        configuration_id: str | None = None,
+        classifier_id: str | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        upload_first: bool = False,
+        timeout: float | None = DEFAULT_BATCH_TIMEOUT,
+        progress: bool = True,
+        chunk_size: int = MAX_STATUS_IDS,
+        poll: float = DEFAULT_POLL,
+        max_poll: float = DEFAULT_MAX_POLL,
+        to: ResultSink[T] | str | os.PathLike[str] | None = None,
         batch_name: str | None = None,
-    ) -> Any:
+    ) -> Batch | T:
         """Run many documents through the service; a `Batch` of results and failures.
 
         ``documents``: paths, globs (``"docs/*.pdf"``), folders, URLs, bytes,
@@ -374,20 +414,21 @@ class Client:
         the pipeline, not done within ``timeout``) goes to ``batch.failures`` with the
         reason; nothing aborts the batch.
 
-        With ``to=PATH``, results stream into the Parquet dataset at ``PATH`` as they
-        arrive (batch ``batch_name``, default the UTC start time), never all in memory,
-        and the `frames.Dataset` is returned instead of a `Batch`: the audits take it
-        as they take frames. A batch name already in the dataset is refused before
-        anything runs.
+        With ``to=SINK`` (a `ResultSink`: ``st.frames.DatasetWriter(path, batch_name)``
+        streams into a Parquet dataset), each result goes to the sink as soon as it is
+        fetched and is not kept, the failures and the batch's configuration and timings
+        follow at the end, and what the sink's ``close`` returns (the `frames.Dataset`)
+        is returned instead of a `Batch`. ``to=PATH`` and ``batch_name=`` were the old
+        way to name a dataset: they raise TypeError, saying what to write instead.
         """
-        # A malformed part of one result leaves NA where it is (frames' errors="ignore")
-        # rather than stop a run of a million documents halfway.
-        sink = None if to is None else sinks.dataset_writer(to, batch_name, errors="ignore")
-        return many.extract_many(self, expand(documents), configuration_name=configuration_name,
-                            configuration_id=configuration_id, classifier_id=classifier_id,
-                            concurrency=concurrency, upload_first=upload_first,
-                            timeout=timeout, progress=progress, chunk_size=chunk_size,
-                            poll=poll, max_poll=max_poll, sink=sink)
+        sink = _result_sink(to, batch_name)
+        batch = many.ExtractMany(self, expand(documents), configuration_name=configuration_name,
+                                 configuration_id=configuration_id,
+                                 classifier_id=classifier_id, concurrency=concurrency,
+                                 upload_first=upload_first, timeout=timeout,
+                                 progress=progress, chunk_size=chunk_size, poll=poll,
+                                 max_poll=max_poll, sink=sink).run()
+        return batch if sink is None else batch.write_to(sink)
 
 
 class VaultAPI:
@@ -463,3 +504,24 @@ def _reason(exc: BaseException) -> str:
         inner = inner.reason
     text = str(inner)
     return re.sub(r"<[^>]*object at 0x[0-9a-f]+>:\s*", "", text) or type(inner).__name__
+
+
+def _result_sink(to: ResultSink[T] | str | os.PathLike[str] | None, batch_name: str | None
+                 ) -> ResultSink[T] | None:
+    """The sink `Client.extract_many` was given. The old forms, a path and a
+    ``batch_name`` (they needed the client to reach up to the analysis side's dataset
+    writer), are refused before anything runs, with what to write instead."""
+    # json.dumps: a Python string literal in double quotes, as the docs write them.
+    name = [] if batch_name is None else [json.dumps(batch_name, ensure_ascii=False)]
+    if isinstance(to, str | os.PathLike):
+        writer = ", ".join([json.dumps(os.fspath(to), ensure_ascii=False), *name])
+        raise TypeError(f"extract_many(to=PATH{', batch_name=NAME' if name else ''}) is gone:"
+                        f" pass the dataset's sink, to=st.frames.DatasetWriter({writer})")
+    if name:
+        raise TypeError("extract_many(batch_name=NAME) is gone: the sink names the batch, "
+                        f"to=st.frames.DatasetWriter(path, {name[0]})")
+    if to is not None and not all(callable(getattr(to, method, None))
+                                  for method in ("add", "add_failure", "close")):
+        raise TypeError("to= takes a result sink (add, add_failure, close), such as "
+                        f"st.frames.DatasetWriter(path, batch_name), not a {type(to).__name__}")
+    return to

@@ -1,41 +1,51 @@
-"""Where `extract_many(..., to=PATH)` and `Batch.to_dataset` send results: a dataset.
+"""Where `extract_many(..., to=SINK)` sends results as they arrive: any `ResultSink`.
 
-The client side does not convert results (that is the analysis side's job, with
-pandas); to stream a batch into a Parquet dataset it hands each result, as it arrives,
-to the analysis side's `frames.DatasetWriter`. That writer is imported here, inside the
-function, when a dataset is asked for: the one import from the client up to the
-analysis side, allowed by name in ``tests/test_layers.py`` (it needs no extra: pandas
-and pyarrow are core dependencies).
+The client does not convert results (that is the analysis side's job, with pandas) and
+imports nothing of the analysis side: it hands each result, as soon as it is fetched, to
+whatever sink it is given, and returns what the sink's ``close`` returns. The analysis
+side provides the Parquet dataset's sink, ``st.frames.DatasetWriter(path, batch_name)``
+(whose ``close`` returns the `frames.Dataset`); anything with the same methods will do.
+
+>>> class Count:
+...     def __init__(self) -> None:
+...         self.meta, self.n = {}, 0
+...     def add(self, data, document=None) -> None:
+...         self.n += 1
+...     def add_failure(self, failure) -> None:
+...         self.n += 1
+...     def close(self) -> int:
+...         return self.n
+>>> from servicetools.client import Batch, Failure
+>>> Batch(results={"e1": {}}, failures=[Failure("b.txt", "read", "gone")]).write_to(Count())
+2
 """
 
 from __future__ import annotations
 
-import os
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-__all__ = ["ResultSink", "dataset_writer"]
+if TYPE_CHECKING:
+    from .batch import Failure
+
+__all__ = ["ResultSink"]
+
+#: What a sink's ``close`` returns (covariant: a sink of a subclass is a sink of its base).
+T_co = TypeVar("T_co", covariant=True)
 
 
-class ResultSink(Protocol):
-    """What results stream into: one `add` per result, one `add_failure` per document
-    without one, then `close`, which returns what was written; ``meta`` (the batch's
-    configuration, timings ...) is kept with them."""
+class ResultSink(Protocol[T_co]):
+    """What results stream into: one `add` per result (the extracted data object as the
+    service sent it, and the document it came from), one `add_failure` per document
+    without one, then `close`, once, which returns what was written. Before `close`,
+    ``meta`` gets the batch's ``configuration``, ``timings`` and ``meta``.
+
+    `add` is called from several threads at once: a sink that keeps state guards it.
+    """
 
     meta: dict[str, Any]
 
-    def add(self, data: Any, document: str | None = None) -> None: ...
+    def add(self, data: dict[str, Any], document: str | None = None) -> None: ...
 
-    def add_failure(self, failure: Any) -> None: ...
+    def add_failure(self, failure: Failure) -> None: ...
 
-    def close(self) -> Any: ...
-
-
-def dataset_writer(path: str | os.PathLike[str], batch: str | None = None, *,
-                   overwrite: bool = False, meta: dict[str, Any] | None = None,
-                   errors: str = "raise") -> ResultSink:
-    """A `frames.DatasetWriter` for one batch of the dataset at ``path``; ``errors`` as
-    the frames take it."""
-    from ..analysis.frames.dataset import DatasetWriter
-
-    return DatasetWriter(path, batch, overwrite=overwrite, meta=meta,
-                         errors="ignore" if errors == "ignore" else "raise")
+    def close(self) -> T_co: ...

@@ -6,8 +6,11 @@
 `deps`         what routes share: parts, the caller from the token, JSON bodies
 `errors`       `ApiError`, answered as the D3 body
 `routes`       one router per resource: ``extraction``, ``vault``
-`core`         store (SQLite), vault (files), pipeline (engine workers), configs,
-               documents, hosted downloads, result updates, output schema
+`core`         the records both stores share, the stores (SQLite, PostgreSQL), the
+               vault and its object stores (folder, S3), the pipelines (process
+               pool, job queue) and `backends`, which picks a store and its
+               pipeline; configs, documents, hosted downloads, result updates,
+               output schema (its docstring maps every module)
 `engine`       documents -> words -> field values and table cells; imports only
                `servicetools.wire`, never the service around it
 =============  =====================================================================

@@ -9,7 +9,7 @@ import logging
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -19,19 +19,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import wire
 from ..wire.protocol import API_PREFIX, AUTH_HEADER, ErrorCode
+from .core.backends import open_backend
 from .core.configs import Catalog
-from .core.helper import Helper
-from .core.objectstore import StorageError
-from .core.pipeline import Pipeline
-from .core.storage import StoreUnavailable, open_store
+from .core.heavy_requests import HelperProcess
+from .core.store import StoreUnavailable
 from .core.vault import Vault
+from .core.vault_objects import StorageError
 from .deps import Parts
 from .errors import ApiError
 from .routes import extraction, vault
 from .settings import Settings
-
-if TYPE_CHECKING:
-    from .core.queued import QueuedPipeline
 
 log = logging.getLogger("servicetools.service")
 _HTTP_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED,
@@ -44,24 +41,18 @@ def build_parts(settings: Settings) -> Parts:
     be used."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = Catalog.load(settings.configurations_dir, settings.classifiers_dir)
-    store = open_store(settings)
-    vault = Vault(settings, store)
-    # Now, not at the first upload: a misnamed bucket or a wrong key stops the start.
-    vault.objects.check()
-    if settings.dev_token:
-        store.add_key(settings.dev_user, settings.dev_token)
-    pipeline: Pipeline | QueuedPipeline
-    if settings.database_url is not None:
-        # Any number of API processes on one database: the jobs go through its queue.
-        from .core.pgstore import PgStore
-        from .core.queued import QueuedPipeline
-
-        assert isinstance(store, PgStore)
-        pipeline = QueuedPipeline(settings, store)
-    else:
-        pipeline = Pipeline(settings, store)
-    return Parts(settings=settings, store=store, vault=vault, catalog=catalog,
-                 pipeline=pipeline, helper=Helper(settings))
+    backend = open_backend(settings)
+    try:
+        vault = Vault(settings, backend.store)
+        # Now, not at the first upload: a misnamed bucket or a wrong key stops the start.
+        vault.objects.check()
+        if settings.dev_token:
+            backend.store.add_key(settings.dev_user, settings.dev_token)
+    except BaseException:
+        backend.close()
+        raise
+    return Parts(settings=settings, store=backend.store, vault=vault, catalog=catalog,
+                 pipeline=backend.pipeline, helper=HelperProcess(settings))
 
 
 def create_app(settings: Settings) -> FastAPI:

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -17,16 +17,13 @@ from starlette.concurrency import run_in_threadpool
 from .. import wire
 from ..wire.protocol import AUTH_HEADER, ErrorCode
 from .core.configs import Catalog
-from .core.helper import Helper
+from .core.heavy_requests import HelperProcess
 from .core.pipeline import Pipeline
-from .core.storage import Storage
-from .core.store import User
+from .core.records import User
+from .core.store import Storage
 from .core.vault import Vault
 from .errors import ApiError, bad_request
 from .settings import Settings
-
-if TYPE_CHECKING:  # not at run time: it needs the 'scale' extra
-    from .core.queued import QueuedPipeline
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no", ""}
@@ -40,8 +37,8 @@ class Parts:
     store: Storage
     vault: Vault
     catalog: Catalog
-    pipeline: Pipeline | QueuedPipeline
-    helper: Helper
+    pipeline: Pipeline
+    helper: HelperProcess
 
 
 def parts(request: Request) -> Parts:

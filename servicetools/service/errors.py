@@ -20,7 +20,7 @@ class ApiError(Exception):
         self.details = details or {}
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Raised in a helper process and sent back by pickle (core/helper.py), which
+        # Raised in a helper process and sent back by pickle (core/heavy_requests.py), which
         # would call the class with the message alone.
         return type(self), (self.status, self.code, self.message, self.details)
 

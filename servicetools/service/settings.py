@@ -52,7 +52,7 @@ class Settings:
     watchdog_quiet: float = 120.0
     #: Where the vault keeps document bytes: None for the folder ``vault_dir`` (the
     #: embedded default), or ``s3://BUCKET/PREFIX`` for S3-compatible object storage,
-    #: which several service processes can share (core/objectstore.py).
+    #: which several service processes can share (core/vault.py).
     vault_url: str | None = None
     #: The S3 endpoint of an ``s3://`` vault, e.g. ``http://127.0.0.1:8333``; None lets
     #: boto3 find it (``AWS_ENDPOINT_URL``, else AWS itself).

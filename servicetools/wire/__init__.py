@@ -11,6 +11,8 @@ lives here, once:
 `values`         ONE parser per kind of value: `parse_number`, `parse_amount`,
                  `parse_date`
 `rules`          the validation-rule language of D10: `validate_value`, `check_tree`
+`saved_batch`    the saved-batch file (JSON lines): its name, version and line kinds;
+                 `write` (behind `Batch.save`) and `read` (the client's and the frames')
 ===============  ======================================================================
 
 Only the standard library and ``jsonschema`` (with its ``referencing``) are used, so
@@ -30,7 +32,7 @@ Decimal('12.50')
 import typing as _typing
 from importlib import import_module as _import_module
 
-from . import content, protocol, rules, values
+from . import content, protocol, rules, saved_batch, values
 from .content import sniff_content_type
 
 if _typing.TYPE_CHECKING:  # imported on first use, below
@@ -108,6 +110,7 @@ __all__ = [
     "parse_number",
     "protocol",
     "rules",
+    "saved_batch",
     "schema",
     "sniff_content_type",
     "validate",

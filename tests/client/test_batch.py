@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,8 +26,10 @@ from servicetools import (
     ServiceUnreachable,
     VaultDocument,
 )
+from servicetools.wire import saved_batch
 
-from ..helpers import make_invoice_pdf
+from ..support.cutproxy import CutProxy
+from ..support.helpers import make_invoice_pdf
 
 REFUSED_URL = "http://127.0.0.1:9/invoice.pdf"
 
@@ -109,6 +114,15 @@ def test_save_load_round_trip_is_lossless(mixed: Batch, tmp_path: Path) -> None:
     assert loaded.save(tmp_path / "again.jsonl").read_bytes() == path.read_bytes()
 
 
+def test_a_failure_line_holds_the_failure_field_for_field() -> None:
+    # The wire defines the failure line without importing the client: the two must agree.
+    assert tuple(f.name for f in dataclasses.fields(Failure)) == saved_batch.FAILURE_FIELDS
+    required = tuple(f.name for f in dataclasses.fields(Failure)
+                     if f.default is dataclasses.MISSING
+                     and f.default_factory is dataclasses.MISSING)
+    assert required == saved_batch.REQUIRED_FAILURE_FIELDS
+
+
 def test_load_refuses_truncated_and_foreign_files(mixed: Batch, tmp_path: Path) -> None:
     path = mixed.save(tmp_path / "b.jsonl")
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -189,6 +203,45 @@ def test_batch_timeout_fails_what_is_left(client: Client, folder: Path) -> None:
     assert str(warning.message).startswith(
         f"{failed} of 6 documents failed; the commonest failure ({failed}) at wait, "
         "such as 'not finished")
+
+
+def test_a_service_gone_mid_batch_leaves_the_rest_untried(service: LocalService,
+                                                           tmp_path: Path) -> None:
+    # The first trigger gets through; then the service is gone (a proxy that refuses
+    # every connection, switched by the first trigger's answer). Eight triggers in a row
+    # find no service; the rest are not tried, and the one triggered is not waited for
+    # past the batch's time.
+    documents = []
+    for i in range(11):
+        documents.append(tmp_path / f"inv-{i:02d}.pdf")
+        documents[-1].write_bytes(make_invoice_pdf(number=f"INV-GONE-{i}"))
+    proxy = CutProxy(urlsplit(service.base_url).port or 80)
+    session = requests.Session()
+
+    def gone_after_a_trigger(response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        if response.request.url and response.request.url.endswith("/trigger_async"):
+            proxy.set_mode("refuse")
+
+    session.hooks["response"].append(gone_after_a_trigger)
+    try:
+        with Client(base_url=proxy.endpoint, api_key=service.token, retries=0,
+                    session=session) as c, warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", BatchFailures)
+            batch = c.extract_many(documents, configuration_name="invoices", concurrency=1,
+                                   timeout=0, progress=False)
+    finally:
+        proxy.close()
+        session.close()
+    (warning,) = [w for w in seen if issubclass(w.category, BatchFailures)]
+    assert warning.filename == __file__  # the caller's line, not ours
+    assert not batch.results and len(batch.failures) == 11
+    assert batch.failures[0].stage == "wait" and batch.failures[0].extraction_id
+    tried = batch.failures[1:9]
+    assert {f.stage for f in tried} == {"trigger"}
+    assert not any(f.reason.startswith("not tried") for f in tried)
+    untried = batch.failures[9:]
+    assert [Path(f.document).name for f in untried] == ["inv-09.pdf", "inv-10.pdf"]
+    assert all(f.stage == "trigger" and f.reason.startswith("not tried: ") for f in untried)
 
 
 json_values = st.recursive(

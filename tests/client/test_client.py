@@ -32,7 +32,7 @@ from servicetools import (
     wire,
 )
 
-from ..helpers import Api, make_invoice_pdf
+from ..support.helpers import Api, make_invoice_pdf
 
 # Loopback is a private address, so the service refuses it in the pipeline (D14): the
 # cheapest way to an extraction that ends in `error`.

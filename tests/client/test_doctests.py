@@ -7,10 +7,10 @@ from types import ModuleType
 
 import pytest
 
-from servicetools.client import batch, client, documents, errors, result
+from servicetools.client import batch, client, documents, errors, result, sinks
 
 
-@pytest.mark.parametrize("module", [errors, client, batch, documents, result],
+@pytest.mark.parametrize("module", [errors, client, batch, documents, result, sinks],
                          ids=lambda m: m.__name__)
 def test_docstring_examples(module: ModuleType) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

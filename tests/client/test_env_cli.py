@@ -14,7 +14,10 @@ import pytest
 from servicetools import Batch, Client, LocalService, ServiceUnreachable
 from servicetools.extract_cli import add_parser
 
-from ..helpers import ROOT, make_invoice_pdf
+from ..support.helpers import ROOT, make_invoice_pdf
+
+#: Starts processes of its own (tests/conftest.py: integration).
+pytestmark = pytest.mark.integration
 
 
 def test_from_env_remote(service: LocalService, monkeypatch: pytest.MonkeyPatch) -> None:

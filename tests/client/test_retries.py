@@ -17,7 +17,7 @@ from servicetools import (
     VaultDocument,
 )
 
-from . import FlakyServer, StatusRequests
+from ..support.flaky_server import FlakyServer, StatusRequests
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from servicetools import Client, LocalService
 
-from . import StatusRequests
+from ..support.flaky_server import StatusRequests
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +57,7 @@ def test_wait_200_one_request_per_chunk_per_round(client: Client, invoice_pdf: b
     assert len(rounds[0][0]) == 240
 
 
+@pytest.mark.integration
 def test_wait_survives_a_restart(invoice_pdf: bytes) -> None:
     with LocalService(workers=1) as svc:
         client = Client(base_url=svc.base_url, api_key=svc.token)

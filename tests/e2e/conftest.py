@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -20,6 +19,8 @@ import pytest
 import requests
 
 from servicetools import LocalService
+
+from ..support.browser import Lab
 
 ROOT = Path(__file__).resolve().parents[2]
 REVIEW_NOTEBOOK = ROOT / "notebooks" / "04-review-and-correct.ipynb"
@@ -39,23 +40,6 @@ _SETTINGS = {
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "e2e: drives JupyterLab in Chromium (make e2e)")
-
-
-@dataclass
-class Lab:
-    url: str
-    token: str
-    root: Path
-    log: Path
-
-    def notebook_url(self, name: str) -> str:
-        return f"{self.url}/lab/tree/{name}?token={self.token}"
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
 
 
 def _free_port() -> int:

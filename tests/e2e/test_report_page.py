@@ -18,7 +18,7 @@ import pytest
 
 from servicetools import BatchFailures, Client, LocalService, bundled, report
 
-from .test_review_in_browser import CHROMIUM, CHROMIUM_ARGS
+from ..support.browser import CHROMIUM, CHROMIUM_ARGS
 
 WIDTH = 1400
 

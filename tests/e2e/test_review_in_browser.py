@@ -10,7 +10,6 @@ stays on loopback: the browser may reach nothing else.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,12 +18,8 @@ import pytest
 
 from servicetools import Client, LocalService
 
-from .conftest import Lab
+from ..support.browser import CHROMIUM, CHROMIUM_ARGS, Lab
 
-CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 #: What the reviewer types: a receipt number the configuration's validation accepts.
 CORRECTED = "E2E-20261121"
 #: Milliseconds: opening the notebook and its kernel; running every cell (it extracts

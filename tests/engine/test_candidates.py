@@ -13,13 +13,10 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from servicetools.service.engine import (
-    Document,
-    EngineCell,
     TargetGroup,
     extract_group,
     load_document,
@@ -32,66 +29,9 @@ from servicetools.service.engine.candidates import (
     judged_cells,
 )
 
-from .conftest import image_only_pdf, render_png
-from .test_tables import grid
-
-Row = tuple[str, ...]
-
-
-def table_pdf(*tables: tuple[float, list[Row]], ruled: bool = False,
-              columns: tuple[float, ...] = (60, 220, 330, 440),
-              prose: tuple[str, ...] = ()) -> bytes:
-    """A one-page PDF with the tables (top y in points, rows of cells) drawn in it; with
-    `prose`, a page of those lines before it."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen import canvas
-
-    buffer = io.BytesIO()
-    page = canvas.Canvas(buffer, pagesize=A4)
-    if prose:
-        for number, line in enumerate(prose):
-            page.drawString(60, 780 - 16 * number, line)
-        page.showPage()
-    page.setFont("Helvetica", 10)
-    page.drawString(60, 800, "Annual report 2024")
-    for top, rows in tables:
-        y = top
-        for row in rows:
-            for x, text in zip(columns, row, strict=False):
-                page.drawString(x + 4, y, text)
-            if ruled:
-                page.line(columns[0], y - 4, 560, y - 4)
-            y -= 16
-        if ruled:
-            page.line(columns[0], top + 12, 560, top + 12)
-            for x in (*columns, 560):
-                page.line(x, top + 12, x, y + 12)
-    page.save()
-    return buffer.getvalue()
-
-
-def target(*names: str, target_id: str = "t-table", rules: bool = False) -> dict[str, Any]:
-    schema = []
-    for position, name in enumerate(names):
-        column: dict[str, Any] = {"id": f"h-{position}", "name": name, "position": position}
-        if rules:
-            rule = {"type": "not_empty"} if position == 0 else {"type": "number"}
-            column["extracted_value_validation_tree"] = {
-                "name": name, "rule_groups": [{"name": "value", "rules": [rule]}]}
-        schema.append(column)
-    return {"id": target_id, "type": "table", "name": target_id, "search_area": "all",
-            "search_area_type": "all", "extraction_group_id": "g", "header_schema": schema,
-            "creation_unix_timestamp": 0.0}
-
-
-def tables_of(document: Document, *targets: dict[str, Any]) -> dict[str, list[EngineCell]]:
-    configuration = {"extraction_targets": list(targets)}
-    results = extract_group(document, TargetGroup("all", "all", tuple(targets)), configuration)
-    return {r.target_id: r.cells for r in results}
-
-
-REGIONS: list[Row] = [("Region", "Sales", "Staff", "Stores"), ("North", "1200", "15", "4"),
-                      ("South", "950", "11", "3"), ("East", "430", "6", "2")]
+from ..support.drawn_pages import image_only_pdf
+from ..support.engine_documents import REGIONS, Row, grid, table_pdf, tables_of, target
+from ..support.helpers import render_png
 
 
 @pytest.mark.parametrize("ruled", [False, True], ids=["unruled", "ruled"])
@@ -245,7 +185,7 @@ def test_a_page_without_the_schemas_headings_is_not_given_to_the_finders() -> No
     assert headed_pages(document, wanted) == [2]
     cells = tables_of(document, wanted)["t-table"]
     assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}
-    assert sorted(document.__dict__["_found_tables"]) == [2]  # page 1 never read
+    assert sorted(document.cache.found_tables) == [2]  # page 1 never read
 
 
 @pytest.mark.parametrize("ruled", [False, True], ids=["unruled", "ruled"])

@@ -13,7 +13,7 @@ import pytest
 
 from servicetools import bundled
 
-from ..helpers import Api, raw_trigger
+from ..support.helpers import Api, raw_trigger
 
 DATA = bundled.ROOT
 KNOWN_MISSES: dict[str, set[str]] = {

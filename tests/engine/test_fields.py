@@ -5,7 +5,6 @@ import pytest
 
 from servicetools.service.engine import (
     Document,
-    EngineTarget,
     Page,
     TargetGroup,
     Word,
@@ -15,41 +14,13 @@ from servicetools.service.engine import (
 )
 from servicetools.service.engine.fields import label_aliases
 
-EXPECTED_INVOICE = {
-    "t-invoice-number": "INV-2024-0012",
-    "t-invoice-date": "2024-03-15",
-    "t-due-date": "2024-04-14",
-    "t-vendor": "Acme Supplies Ltd",
-    "t-customer": "Globex Corporation",
-    "t-subtotal": "1,250.00",
-    "t-tax": "250.00",
-    "t-total": "1,500.00",
-}
-
-
-def extract_all(document: Document, configuration: dict[str, Any]) -> dict[str, EngineTarget]:
-    return {
-        target.target_id: target
-        for group in group_targets(configuration)
-        for target in extract_group(document, group, configuration)
-    }
-
-
-def field_values(targets: dict[str, EngineTarget]) -> dict[str, str]:
-    return {key: target.values[0].text for key, target in targets.items() if target.type == "field"}
-
-
-def line_document(*lines: str | tuple[str, float]) -> Document:
-    """A one-page document of text lines; a tuple gives the line's x position."""
-    words = []
-    for number, line in enumerate(lines):
-        text, x = (line, 0.05) if isinstance(line, str) else line
-        y = 0.05 + 0.03 * number
-        for token in text.split():
-            width = 0.012 * len(token)
-            words.append(Word(token, x, y, x + width, y + 0.015))
-            x += width + 0.006
-    return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+from ..support.engine_documents import (
+    EXPECTED_INVOICE,
+    extract_all,
+    field_values,
+    line_document,
+    placed,
+)
 
 
 def test_group_targets_by_search_area_in_first_appearance_order(
@@ -144,16 +115,6 @@ def test_value_stops_at_the_next_label_and_at_a_wide_gap(invoices_config: dict[s
     assert values["t-vendor"] == "Initech"
     assert values["t-invoice-date"] == "2024-05-06"
     assert values["t-customer"] == "Umbrella Corp"
-
-
-def placed(*phrases: tuple[str, float, float]) -> Document:
-    """A one-page document of phrases at (x, y), words 0.015 high."""
-    words = []
-    for text, x, y in phrases:
-        for token in text.split():
-            words.append(Word(token, x, y, x + 0.012 * len(token), y + 0.015))
-            x += 0.012 * len(token) + 0.006
-    return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
 
 
 def test_a_heading_in_the_next_column_is_no_value(invoices_config: dict[str, Any]) -> None:

@@ -6,9 +6,8 @@ import pytest
 
 from servicetools.service.engine import Document, load_document
 
-from .conftest import INVOICE_ROWS
-from .test_fields import EXPECTED_INVOICE, extract_all, field_values
-from .test_tables import grid, line_items
+from ..support.drawn_pages import INVOICE_ROWS
+from ..support.engine_documents import EXPECTED_INVOICE, extract_all, field_values, grid, line_items
 
 
 def test_png_invoice_fields(ocr_invoice: Document, invoices_config: dict[str, Any]) -> None:

@@ -15,26 +15,16 @@ from typing import Any
 
 import pytest
 
-from servicetools.service.engine import Document, Page, Word
 from servicetools.service.engine.lookalikes import lookalike_ratio
 from servicetools.service.engine.names import misread_legal_forms
 
-from .test_fields import extract_all, field_values, line_document, placed
-
-# What the recogniser reports for a clear word; text-layer words are 1.0.
-_READ = 0.93
-
-
-def read_document(*lines: str) -> Document:
-    """A one-page scan of text lines, as OCR words (confidence below 1)."""
-    words = []
-    for number, line in enumerate(lines):
-        x, y = 0.05, 0.05 + 0.03 * number
-        for token in line.split():
-            width = 0.012 * len(token)
-            words.append(Word(token, x, y, x + width, y + 0.015, _READ))
-            x += width + 0.006
-    return Document("image/png", [Page(1, 800, 1600, b"", words, "ocr")])
+from ..support.engine_documents import (
+    extract_all,
+    field_values,
+    line_document,
+    placed,
+    read_document,
+)
 
 
 def test_lookalike_ratio_counts_confused_characters_as_near() -> None:

@@ -3,8 +3,8 @@ import io
 import pytest
 from PIL import Image
 
-from servicetools.service.engine import Document, DocumentError, Page, Word, load_document
-from servicetools.service.engine.lines import group_lines
+from servicetools.service.engine import Document, Page, UnreadableDocument, Word, load_document
+from servicetools.service.engine.lines import document_text, group_lines
 from servicetools.service.engine.ocr import _segment_words
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -42,7 +42,7 @@ def test_text_page_png_holds_exactly_the_rendered_pixels(invoice_pdf: bytes) -> 
 
 
 def test_document_text_is_in_reading_order(invoice_pdf: bytes) -> None:
-    lines = load_document(invoice_pdf, "application/pdf").text().splitlines()
+    lines = document_text(load_document(invoice_pdf, "application/pdf")).splitlines()
     assert lines[:3] == [
         "INVOICE",
         "From: Acme Supplies Ltd Invoice No: INV-2024-0012",
@@ -88,7 +88,7 @@ def test_image_is_reencoded_as_png_with_exif_orientation_applied() -> None:
 def test_unreadable_documents_raise_document_error(
     data: bytes, content_type: str, code: str
 ) -> None:
-    with pytest.raises(DocumentError) as raised:
+    with pytest.raises(UnreadableDocument) as raised:
         load_document(data, content_type)
     assert raised.value.code == code
     assert raised.value.message
@@ -101,7 +101,7 @@ def test_encrypted_pdf_is_reported_as_such() -> None:
     c = canvas.Canvas(out, encrypt="secret")
     c.drawString(100, 700, "Invoice")
     c.save()
-    with pytest.raises(DocumentError) as raised:
+    with pytest.raises(UnreadableDocument) as raised:
         load_document(out.getvalue(), "application/pdf")
     assert raised.value.code == "encrypted_document"
 
@@ -149,7 +149,7 @@ def test_words_group_into_lines_despite_different_heights() -> None:
         Word("next", 0.1, 0.55, 0.2, 0.57),
     ]
     assert [line.text for line in group_lines(reversed(words))] == ["Total: 1,500.00", "next"]
-    assert Document("image/png", [Page(1, 10, 10, b"", words, "ocr")]).text() == (
+    assert document_text(Document("image/png", [Page(1, 10, 10, b"", words, "ocr")])) == (
         "Total: 1,500.00\nnext"
     )
 

@@ -12,8 +12,7 @@ import pytest
 
 from servicetools.service.engine import load_document
 
-from .test_fields import extract_all
-from .test_tables import grid
+from ..support.engine_documents import extract_all, grid
 
 REAL = Path(__file__).parents[2] / "data" / "real"
 

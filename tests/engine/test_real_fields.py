@@ -20,25 +20,8 @@ from servicetools.service.engine.pages import _unglued
 from servicetools.service.engine.shapes import DATE, unglue_time
 from servicetools.service.engine.vocabulary import described_aliases
 
-from .conftest import _canvas
-from .test_fields import extract_all, field_values, line_document, placed
-
-_BODY = 0.015
-
-
-def stacked(*lines: str | tuple[str, float]) -> Document:
-    """A one-page document of lines one under the other; a tuple gives the line's height."""
-    words = []
-    y = 0.03
-    for line in lines:
-        text, height = (line, _BODY) if isinstance(line, str) else line
-        x = 0.05
-        for token in text.split():
-            width = 0.8 * height * len(token)
-            words.append(Word(token, x, y, x + width, y + height))
-            x += width + 0.4 * height
-        y += height + 0.01
-    return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+from ..support.drawn_pages import letter_canvas
+from ..support.engine_documents import columns, extract_all, field_values, line_document, stacked
 
 
 def _target(configuration: dict[str, Any], target_id: str) -> dict[str, Any]:
@@ -280,16 +263,6 @@ def test_an_unlabelled_receipt_date_is_found_and_the_first_of_several_is_taken(
 # --- qualified totals -------------------------------------------------------------------
 
 
-def columns(*rows: tuple[str, str]) -> Document:
-    """A one-page document of rows as receipts print them: the words left, the amounts
-    apart in a column on the right."""
-    phrases = []
-    for number, (words, amounts) in enumerate(rows):
-        y = 0.05 + 0.03 * number
-        phrases += [(words, 0.05, y), (amounts, 0.6, y)]
-    return placed(*phrases)
-
-
 _GST_RECEIPT = (("Total Excl. of GST", "15.00"), ("Total Incl. of GST", "15.90"),
                 ("GST Summary", "Amount Tax"), ("Total:", "15.00 0.90"))
 
@@ -458,7 +431,7 @@ def test_a_value_glued_to_its_label_in_the_text_layer_is_found(
     invoices_config: dict[str, Any],
 ) -> None:
     buffer = io.BytesIO()
-    c = _canvas(buffer)
+    c = letter_canvas(buffer)
     c.setFont("Helvetica", 10)
     c.drawString(50, 740, "Invoice number:12345")
     c.drawString(50, 720, "Meeting at 12:30, see https://example.com/a")

@@ -20,8 +20,14 @@ from servicetools.service.engine.fields import _code_like, _without_label_end
 from servicetools.service.engine.ocr import letters_and_digits
 from servicetools.service.engine.shapes import shape_of
 
-from .test_fields import extract_all, field_values, line_document, placed
-from .test_real_fields import columns, stacked
+from ..support.engine_documents import (
+    columns,
+    extract_all,
+    field_values,
+    line_document,
+    placed,
+    stacked,
+)
 
 
 def _raw(document: Document, configuration: dict[str, Any], target_id: str) -> float:

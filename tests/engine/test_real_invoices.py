@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from servicetools.service.engine import Document, Page, Word, load_document
+from servicetools.service.engine.lines import document_text
 
-from .conftest import render_png
-from .test_fields import extract_all, field_values, line_document
-from .test_ocr_misreads import read_document
+from ..support.engine_documents import extract_all, field_values, line_document, read_document
+from ..support.helpers import render_png
 
 
 def test_a_french_invoice_date_with_its_article(invoices_config: dict[str, Any]) -> None:
@@ -146,7 +146,7 @@ def test_a_receipt_on_its_side_or_head_down_is_read_upright(
     turned = io.BytesIO()
     upright.rotate(turn, expand=True).save(turned, format="PNG")
     document = load_document(turned.getvalue(), "image/png")
-    lines = document.text().split("\n")
+    lines = document_text(document).split("\n")
     assert lines[0].replace(" ", "") == "REWEMarkt"
     values = field_values(extract_all(document, receipts_config))
     assert values["t-receipt-total"].startswith("0,99")

@@ -3,7 +3,6 @@ from typing import Any
 
 from servicetools.service.engine import (
     Document,
-    EngineCell,
     Page,
     TargetGroup,
     Word,
@@ -11,26 +10,8 @@ from servicetools.service.engine import (
     load_document,
 )
 
-from .conftest import INVOICE_ROWS, long_rows
-
-
-def line_items(document: Document, configuration: dict[str, Any]) -> list[EngineCell]:
-    target = next(t for t in configuration["extraction_targets"] if t["type"] == "table")
-    [result] = extract_group(document, TargetGroup("all", "all", (target,)), configuration)
-    assert result.type == "table" and result.values == []
-    return result.cells
-
-
-def grid(cells: list[EngineCell]) -> dict[int, list[list[str]]]:
-    """Cells as {table_index: rows of cell texts by column}, checking the grid is complete."""
-    tables: dict[int, dict[int, dict[int, str]]] = {}
-    for cell in cells:
-        tables.setdefault(cell.table_index, {}).setdefault(cell.row, {})[cell.column] = cell.text
-    result = {}
-    for index, rows in tables.items():
-        assert sorted(rows) == list(range(len(rows)))
-        result[index] = [[row[c] for c in sorted(row)] for _, row in sorted(rows.items())]
-    return result
+from ..support.drawn_pages import INVOICE_ROWS, long_rows
+from ..support.engine_documents import grid, line_items
 
 
 def test_invoice_line_items_with_a_multi_line_description(

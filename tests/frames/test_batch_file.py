@@ -30,7 +30,7 @@ from servicetools.analysis.frames import batch_file
 from servicetools.analysis.frames.rows import value_frame
 from servicetools.client.batch import Batch, Failure
 
-from .test_properties import mutate, results
+from ..support.batches import mutate, results
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow,

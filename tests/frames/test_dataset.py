@@ -15,8 +15,9 @@ import pytest
 
 from servicetools import Batch, BatchFailures, Client, Failure, LocalService, audit, frames
 from servicetools.analysis.audit.work import work_frame
+from servicetools.client import ResultSink
 
-from ..helpers import ROOT, make_invoice_pdf
+from ..support.helpers import ROOT, make_invoice_pdf
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -50,6 +51,24 @@ def test_read_back_gives_the_frames_of_the_results(results: list[dict[str, Any]]
     pd.testing.assert_frame_equal(ds.fields().drop(columns="batch"), frames.fields(results))
     pd.testing.assert_frame_equal(ds.cells().drop(columns="batch"), frames.cells(results))
     assert ds.fields()["batch"].tolist() == ["b1"] * len(ds.fields())
+
+
+def test_a_streaming_writer_leaves_a_malformed_piece_na_and_keeps_the_part(
+        results: list[dict[str, Any]], tmp_path: Path) -> None:
+    # What extract_many(to=DatasetWriter(...)) does with a broken result: its part (and
+    # the run) go on, where errors="raise" loses them.
+    broken = json.loads(json.dumps(results[:4]))
+    broken[1]["extracted_targets"][0]["extracted_values"] = "not a list"
+    writer = frames.DatasetWriter(tmp_path, "b", results_per_part=4)
+    for r in broken:
+        writer.add(r)
+    ds = writer.close()
+    pd.testing.assert_frame_equal(ds.fields().drop(columns="batch"),
+                                  frames.fields(broken, errors="ignore"))
+    with pytest.raises(frames.FramesError):
+        strict = frames.DatasetWriter(tmp_path, "strict", results_per_part=4, errors="raise")
+        for r in broken:
+            strict.add(r)
 
 
 def test_messy_results_round_trip(tmp_path: Path) -> None:
@@ -135,15 +154,15 @@ def test_an_empty_batch_gives_empty_frames_and_views(tmp_path: Path) -> None:
         assert con.execute("SELECT count(*) FROM work").fetchone() == (0,)
 
 
-def test_batch_to_dataset_keeps_failures_as_statuses(results: list[dict[str, Any]],
-                                                     tmp_path: Path) -> None:
+def test_a_batch_written_keeps_failures_as_statuses(results: list[dict[str, Any]],
+                                                    tmp_path: Path) -> None:
     batch = Batch(results={r["extraction_info"]["extraction_id"]: r for r in results[:4]},
                   documents={r["extraction_info"]["extraction_id"]: f"doc-{i}.pdf"
                              for i, r in enumerate(results[:4])},
                   failures=[Failure("broken.pdf", "trigger", "not a PDF", code="bad_document",
                                     http_status=422)],
                   configuration={"name": "bench", "id": "cfg-bench-1"})
-    ds = batch.to_dataset(tmp_path, "b")
+    ds = frames.write_dataset(batch, tmp_path, "b")
     statuses = ds.statuses()
     assert statuses["status"].astype(object).tolist() == ["ended"] * 4 + ["failed"]
     assert statuses["document_name"].astype(object).tolist() == [
@@ -173,7 +192,8 @@ def test_extract_many_streams_into_a_dataset(client: Client, tmp_path: Path) -> 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BatchFailures)
         ds = client.extract_many(str(tmp_path / "*.pdf"), configuration_name="invoices",
-                                 progress=False, to=tmp_path / "runs", batch_name="monday")
+                                 progress=False,
+                                 to=frames.DatasetWriter(tmp_path / "runs", "monday"))
     assert isinstance(ds, frames.Dataset) and ds.batches == ["monday"]
     fields = ds.fields()
     numbers = fields.loc[fields["target_name"] == "Invoice Number", "value"]
@@ -186,7 +206,43 @@ def test_extract_many_streams_into_a_dataset(client: Client, tmp_path: Path) -> 
     # The audits take it as they take frames.
     card = audit.scorecard(ds.fields(), ds.cells())
     assert "Invoice Number" in card.index
-    # The same name again is refused before anything runs.
+    # The same name again is refused before anything runs: by the sink's constructor.
     with pytest.raises(frames.DatasetError, match="already in"):
         client.extract_many(str(tmp_path / "inv-0.pdf"), configuration_name="invoices",
-                            progress=False, to=tmp_path / "runs", batch_name="monday")
+                            progress=False,
+                            to=frames.DatasetWriter(tmp_path / "runs", "monday"))
+    assert frames.dataset(tmp_path / "runs").info().loc["monday", "documents"] == 6
+
+
+def test_the_dataset_writer_is_the_clients_result_sink() -> None:
+    # Explicitly, so that mypy checks the methods against the protocol.
+    assert ResultSink in frames.DatasetWriter.__mro__
+
+
+def test_the_old_ways_into_a_dataset_say_what_to_write(tmp_path: Path) -> None:
+    # The client no longer imports the analysis side, so it cannot open a dataset itself.
+    batch = Batch(results={"e1": {"extracted_targets": []}})
+    with pytest.raises(TypeError) as gone:
+        batch.to_dataset("runs/fleet", "2026-11-16")
+    assert str(gone.value).endswith(
+        'st.frames.write_dataset(batch, "runs/fleet", "2026-11-16")')
+    with pytest.raises(TypeError, match=r'write_dataset\(batch, "x", overwrite=True\)'):
+        batch.to_dataset(Path("x"), overwrite=True)
+    # A service that is not there: the TypeError comes before anything is tried. (mypy
+    # refuses these calls too: no overload of extract_many takes them.)
+    with Client(base_url="http://127.0.0.1:9", api_key="k", retries=0) as nowhere:
+        with pytest.raises(TypeError) as old:
+            nowhere.extract_many(tmp_path, configuration_name="invoices", progress=False,
+                                 to="runs/fleet", batch_name="2026-11-23")
+        assert 'to=st.frames.DatasetWriter("runs/fleet", "2026-11-23")' in str(old.value)
+        with pytest.raises(TypeError, match=r'DatasetWriter\("runs/x"\)'):
+            nowhere.extract_many(tmp_path, configuration_name="invoices", progress=False,
+                                 to=Path("runs/x"))
+        with pytest.raises(TypeError, match=r'the sink names the batch, '
+                           r'to=st.frames.DatasetWriter\(path, "monday"\)'):
+            nowhere.extract_many(tmp_path, configuration_name="invoices", progress=False,
+                                 batch_name="monday")
+        with pytest.raises(TypeError, match="takes a result sink"):
+            nowhere.extract_many(tmp_path, configuration_name="invoices", progress=False,
+                                 to={"path": "runs"})
+    assert not (tmp_path / "runs").exists() and not Path("runs/fleet").exists()

@@ -10,7 +10,7 @@ import pytest
 from servicetools import Client, LocalService, Result, audit, bundled, frames
 from servicetools.client.batch import Batch
 
-from ..helpers import Api, b64, raw_trigger
+from ..support.helpers import Api, b64, raw_trigger
 
 DATA = bundled.ROOT
 EXPECTED = {"Invoice Number": "INV-2024-0042", "Invoice Date": "2024-03-15",

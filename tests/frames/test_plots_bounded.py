@@ -67,11 +67,22 @@ def test_heatmap_at_ten_thousand_documents_shows_the_worst_and_says_so(
 def test_heatmap_legends_every_colour_and_counts_in_steps() -> None:
     hand = _results()
     ax = plots.failure_heatmap(frames.fields(hand), frames.cells(hand))
-    legend = ax.get_legend()
-    assert legend is not None
-    assert [t.get_text() for t in legend.get_texts()] == ["no value of this target"]
     bar = ax.images[0].colorbar
     assert bar is not None
+    legend = bar.ax.get_legend()  # the grey step, under the colour bar
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == ["no value\nof this target"]
+    # Nothing is drawn over anything else: the legend once sat on a short plot's title.
+    ax.figure.draw_without_rendering()  # the layout placed, as a saved figure has it
+    boxes = {"legend": legend.get_window_extent(), "title": ax.title.get_window_extent(),
+             "heatmap": ax.get_window_extent(), "colour bar": bar.ax.get_window_extent()}
+    figure = ax.figure.bbox
+    for name, box in boxes.items():
+        assert figure.x0 <= box.x0 and box.x1 <= figure.x1 + 0.5, name  # inside
+        assert figure.y0 <= box.y0 and box.y1 <= figure.y1 + 0.5, name
+    overlapping = [(a, b) for a in boxes for b in boxes
+                   if a < b and boxes[a].overlaps(boxes[b])]
+    assert overlapping == []
     ticks = bar.get_ticks()
     assert np.allclose(ticks, np.round(ticks))  # whole counts, not 0.25 steps
     assert bar.ax.get_ylabel() == "failed values"

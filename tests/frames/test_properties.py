@@ -25,71 +25,14 @@ from hypothesis import strategies as st
 
 from servicetools import audit, frames
 
+from ..support.batches import JUNK, mutate, results
+
 FIXTURES = Path(__file__).parent / "fixtures"
-ABSENT = object()
-TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=10)
-CONFIDENCE = st.one_of(st.just(ABSENT), st.none(), st.floats(0, 1))
 #: Results with distinct extraction ids (and so distinct table ids), as a batch holds them.
 BATCHES = st.lists(st.deferred(lambda: results()), max_size=4,
                    unique_by=lambda r: r["extraction_info"]["extraction_id"])
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def values(draw: st.DrawFn, prefix: str, key: str, places: list[tuple[str, int, int]] | None
-           ) -> list[dict[str, Any]]:
-    count = len(places) if places is not None else draw(st.integers(0, 3))
-    out = []
-    for i in range(count):
-        text = draw(TEXT)
-        failed = draw(st.booleans())
-        value: dict[str, Any] = {"id": f"{prefix}-{i}", key: text,
-                                 "validation_passed": not failed,
-                                 "validation_messages": [f"`{text}` is not valid"] if failed
-                                 else []}
-        if places is not None:
-            value["table_id"], value["row"], value["column"] = places[i]
-        confidence = draw(CONFIDENCE)
-        if confidence is not ABSENT:
-            value["confidence"] = confidence
-        out.append(value)
-    return out
-
-
-@st.composite
-def results(draw: st.DrawFn) -> dict[str, Any]:
-    n = draw(st.integers(0, 9999))
-    config_targets: list[dict[str, Any]] = []
-    extracted: list[dict[str, Any]] = []
-    for j in range(draw(st.integers(0, 4))):
-        config_targets.append({"id": f"f{j}", "type": "field", "name": f"Field {j}"})
-        extracted.append({"id": f"x{n}-f{j}", "type": "field", "used_extraction_target_id":
-                          f"f{j}", "extracted_values": draw(values(f"{n}-f{j}",
-                                                                  "extracted_field", None))})
-    for j in range(draw(st.integers(0, 2))):
-        headers = draw(st.integers(1, 3))
-        target: dict[str, Any] = {"id": f"t{j}", "type": "table", "header_schema": [
-            {"id": f"h{k}", "name": f"H{k}", "position": k} for k in range(headers)]}
-        if draw(st.booleans()):
-            target["name"] = f"Table {j}"
-        config_targets.append(target)
-        places = []
-        for t in range(draw(st.integers(1, 2))):
-            cells = draw(st.sets(st.tuples(st.integers(0, 4), st.integers(0, headers)),
-                                 max_size=8))
-            places += [(f"tbl{n}-{j}-{t}", r, c) for r, c in sorted(cells)]
-        extracted.append({"id": f"x{n}-t{j}", "type": "table", "used_extraction_target_id":
-                          f"t{j}", "extracted_values": draw(values(f"{n}-t{j}",
-                                                                  "extracted_cell", places))})
-    for target in extracted:
-        confidence = draw(CONFIDENCE)
-        if confidence is not ABSENT:
-            target["confidence"] = confidence
-    return {"extraction_info": {"extraction_id": f"e{n}", "extraction_name": f"doc-{n}.pdf"},
-            "extracted_targets": extracted, "creation_unix_timestamp": 1767225600.0 + n,
-            "used_extraction_configuration": {"id": "cfg", "name": "generated",
-                                              "extraction_targets": config_targets}}
 
 
 def expected_confidence(value: dict[str, Any], target: dict[str, Any]) -> float:
@@ -149,26 +92,6 @@ def test_pivot_then_melt_gives_the_cells_back(data: list[dict[str, Any]]) -> Non
 
 CONVERTERS = (frames.fields, frames.cells, frames.targets, frames.extractions,
               frames.validation, frames.tables)
-JUNK = (None, 0, -1, 1.5, "x", "", [], {}, [None], {"a": 1}, True)
-
-
-def mutate(node: Any, rng: random.Random, rate: float) -> Any:
-    """Drop keys, swap values for junk and cut lists short, everywhere in a result."""
-    if isinstance(node, dict):
-        out = {}
-        for key, value in node.items():
-            roll = rng.random()
-            if roll < rate:
-                continue
-            if roll < 2 * rate:
-                out[key] = rng.choice(JUNK)
-                continue
-            out[key] = mutate(value, rng, rate)
-        return out
-    if isinstance(node, list):
-        kept = node[:rng.randint(0, len(node))] if rng.random() < rate else node
-        return [rng.choice(JUNK) if rng.random() < rate else mutate(x, rng, rate) for x in kept]
-    return node
 
 
 def no_crash(data: Any) -> None:

@@ -11,8 +11,11 @@ import pytest
 
 from servicetools import LocalService, bundled
 
-from ..helpers import Api, create_key
-from ..postgres import PostgresServer
+from ..support.helpers import Api, create_key
+from ..support.postgres import PostgresServer
+
+#: Starts processes of its own (tests/conftest.py: integration).
+pytestmark = pytest.mark.integration
 
 CONFIGS = bundled.CONFIGURATIONS
 

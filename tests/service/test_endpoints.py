@@ -13,14 +13,11 @@ import pytest
 
 from servicetools import LocalService, wire
 
-from ..conftest import BACKENDS
-from ..helpers import Api, b64, make_invoice_pdf, raw_trigger
-from .backends import (  # noqa: F401  (service, api, other_api on both backends)
-    api_on_both_backends,
-    on_both_backends,
-    other_api_on_both_backends,
-    store_of,
-)
+from ..support.helpers import Api, b64, make_invoice_pdf, raw_trigger
+from ..support.stores import VAULTS, store_of
+
+#: On SQLite and PostgreSQL (tests/service/conftest.py); every test talks to a service.
+pytestmark = [pytest.mark.both_stores, pytest.mark.integration]
 
 EXPECTED = {
     "t-invoice-number": ["INV-2024-0042"], "t-invoice-date": ["2024-03-15"],
@@ -104,7 +101,7 @@ def test_async_raw_then_result_list_and_status_history(api: Api, service: LocalS
     assert "rendered" in history[2]["message"]  # doc_converted_to_png really rendered
 
 
-@pytest.mark.parametrize("backend_api", BACKENDS, indirect=True)
+@pytest.mark.parametrize("backend_api", VAULTS, indirect=True)
 def test_service_input_from_vault(backend_api: Api, invoice_pdf: bytes) -> None:
     api = backend_api
     record = api.upload(invoice_pdf, "folder/inv.pdf", "invoice").json()
@@ -221,7 +218,7 @@ def test_update_revalidates_sets_confidence_and_is_atomic(api: Api, invoice_pdf:
     assert api.get(f"/extraction/result/get/{extraction_id}").json() == after
 
 
-@pytest.mark.parametrize("backend_api", BACKENDS, indirect=True)
+@pytest.mark.parametrize("backend_api", VAULTS, indirect=True)
 def test_save_extraction_false(backend_api: Api, invoice_pdf: bytes) -> None:
     api = backend_api
     before = api.get("/vault/list").json()["documents"]
@@ -274,7 +271,7 @@ def test_status_list(api: Api, invoice_pdf: bytes) -> None:
     assert all(s["status_type"] == "ended" for s in body["status_map"].values())
 
 
-@pytest.mark.parametrize("backend_api", BACKENDS, indirect=True)
+@pytest.mark.parametrize("backend_api", VAULTS, indirect=True)
 def test_vault_list_info_download(backend_api: Api, invoice_pdf: bytes, invoice_png: bytes
                                   ) -> None:
     api = backend_api

@@ -29,17 +29,15 @@ import requests
 
 from servicetools import LocalService, wire
 from servicetools.service.core import hosted
-from servicetools.service.core.store import Store
+from servicetools.service.core.store_sqlite import SqliteStore
 from servicetools.service.settings import MIB, Settings
 
-from ..conftest import S3_PREFIX
-from ..helpers import API, Api, b64, make_invoice_pdf, raw_trigger
-from ..s3server import S3Server
-from .backends import (  # noqa: F401  (service, api, other_api on both backends)
-    api_on_both_backends,
-    on_both_backends,
-    other_api_on_both_backends,
-)
+from ..support.helpers import API, Api, b64, make_invoice_pdf, raw_trigger
+from ..support.s3server import S3Server
+from ..support.stores import S3_PREFIX
+
+#: On SQLite and PostgreSQL (tests/service/conftest.py).
+pytestmark = pytest.mark.both_stores
 
 INVOICE_NUMBER = "INV-2024-0042"
 SYNC, ASYNC = "/extraction/trigger_sync", "/extraction/trigger_async"
@@ -804,7 +802,7 @@ def test_s3_vault_holds_exactly_the_recorded_documents(s3_ctx: Ctx, s3_service: 
                                                        s3_server: S3Server) -> None:
     # Every refused upload of the matrix stored nothing, and every record's bytes are
     # there whole: the objects under the prefix are exactly the records' keys.
-    store = Store(s3_service.data_dir / "service.sqlite3")
+    store = SqliteStore(s3_service.data_dir / "service.sqlite3")
     expected = set()
     for caller in (s3_ctx.api, s3_ctx.other):
         for doc in caller.get("/vault/list").json()["documents"]:

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from ..helpers import Api, raw_trigger
+from ..support.helpers import Api, raw_trigger
 
 
 def test_two_concurrent_first_fetches(api: Api, invoice_pdf: bytes) -> None:

@@ -20,7 +20,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from servicetools import LocalService
+
+#: Starts processes of its own (tests/conftest.py: integration).
+pytestmark = pytest.mark.integration
 
 # Every check is on by default; the exceptions are in this file, each with its reason (a
 # --checks option would override the per-operation ones). The run works in the test's

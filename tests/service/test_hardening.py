@@ -26,7 +26,7 @@ from servicetools.service.core import hosted
 from servicetools.service.core.hosted import DownloadError, download
 from servicetools.service.settings import Settings
 
-from ..helpers import Api, make_invoice_pdf, raw_trigger
+from ..support.helpers import Api, make_invoice_pdf, raw_trigger
 
 SYNC, ASYNC = "/extraction/trigger_sync", "/extraction/trigger_async"
 STATUS, UPDATE = "/extraction/status/list", "/extraction/result/update"
@@ -112,6 +112,7 @@ def test_a_body_that_is_not_plain_utf8_is_refused(api: Api, data: bytes) -> None
 
 
 # -- a lone surrogate is refused before anything is stored ---------------------------------
+@pytest.mark.integration
 def test_a_lone_surrogate_leaves_nothing_behind(other_api: Api, invoice_pdf: bytes) -> None:
     # The raw trigger used to run the extraction and store the document and the data,
     # and only then fail to encode its answer: the caller got a 500 for a saved result.
@@ -173,6 +174,7 @@ def test_content_disposition_gives_the_exact_name(api: Api, invoice_pdf: bytes,
     assert plain and all(" " <= ch <= "~" and ch not in "\\%" for ch in plain.group(1))
 
 
+@pytest.mark.integration
 def test_a_long_name_stored_before_the_limit_still_downloads(tmp_path: Path) -> None:
     # Names had no length limit, and a name made by the service (an extraction's, a
     # hosted URL's) still need not keep to the upload's: the header is made safe at

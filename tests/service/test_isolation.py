@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import requests
 
-from ..helpers import Api, raw_trigger
+from ..support.helpers import Api, raw_trigger
 
 
 def _calls(api: Api, extraction_id: str, document_id: str) -> dict[str, requests.Response]:
@@ -33,6 +34,7 @@ def _shape(resp: requests.Response, *ids: str) -> tuple[int, Any]:
     return resp.status_code, text
 
 
+@pytest.mark.integration
 def test_foreign_ids_look_unknown(api: Api, other_api: Api, invoice_pdf: bytes) -> None:
     data = api.post("/extraction/trigger_sync", raw_trigger(invoice_pdf)).json()
     extraction_id = data["extraction_info"]["extraction_id"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ..helpers import Api, raw_trigger
+from ..support.helpers import Api, raw_trigger
 
 SYNC = "/extraction/trigger_sync"
 

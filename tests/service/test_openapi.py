@@ -9,7 +9,7 @@ import requests
 
 from servicetools import LocalService, wire
 
-from ..helpers import Api, raw_trigger
+from ..support.helpers import Api, raw_trigger
 
 API = "/service/api"
 ROUTES = {  # path -> (method, request schema, response schema)

@@ -12,7 +12,7 @@ import io
 
 import requests
 
-from ..helpers import Api, raw_trigger
+from ..support.helpers import Api, raw_trigger
 
 SYNC = "/extraction/trigger_sync"
 

@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from servicetools.service.core.store import new_id
+from servicetools.service.core.records import new_id
 
-from ..pgproxy import CommitDropper
-from ..postgres import PostgresServer
+from ..support.pgproxy import CommitDropper
+from ..support.postgres import PostgresServer
 
 pytest.importorskip("psycopg")
 
 from servicetools.service.core.pgqueue import Lease, PgQueue  # noqa: E402
-from servicetools.service.core.pgstore import PgStore  # noqa: E402
 from servicetools.service.core.pipeline import Job  # noqa: E402
+from servicetools.service.core.store_postgres import PgStore  # noqa: E402
 
 ENDED = [("extraction_ended", 1.0), ("usage_statistics_aggregated", 1.0), ("ended", 1.0)]
 

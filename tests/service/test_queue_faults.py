@@ -16,8 +16,11 @@ import pytest
 from servicetools import LocalService
 from servicetools.client.local import LocalWorkers
 
-from ..helpers import Api, make_invoice_pdf, raw_trigger
-from ..postgres import PostgresServer, PostgresUnavailable
+from ..support.helpers import Api, make_invoice_pdf, raw_trigger
+from ..support.postgres import PostgresServer, PostgresUnavailable
+
+#: Starts processes of its own (tests/conftest.py: integration).
+pytestmark = pytest.mark.integration
 
 pytest.importorskip("psycopg")
 

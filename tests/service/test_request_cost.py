@@ -23,7 +23,7 @@ import requests
 from servicetools import wire
 from servicetools.service.settings import Settings
 
-from ..helpers import Api, make_invoice_pdf, raw_trigger
+from ..support.helpers import Api, make_invoice_pdf, raw_trigger
 
 STATUS, UPDATE, SYNC = ("/extraction/status/list", "/extraction/result/update",
                         "/extraction/trigger_sync")

@@ -5,9 +5,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from servicetools import LocalService
 
-from ..helpers import Api, make_invoice_pdf, raw_trigger
+from ..support.helpers import Api, make_invoice_pdf, raw_trigger
+
+#: Starts processes of its own (tests/conftest.py: integration).
+pytestmark = pytest.mark.integration
 
 
 def test_sigkill_during_async_extractions(tmp_path: Path) -> None:

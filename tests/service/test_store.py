@@ -8,11 +8,12 @@ import threading
 import time
 from pathlib import Path
 
-from servicetools.service.core.store import Store, new_id
+from servicetools.service.core.records import new_id
+from servicetools.service.core.store_sqlite import SqliteStore
 
 
-def _store_with_extraction(tmp_path: Path) -> tuple[Store, str, str]:
-    store = Store(tmp_path / "service.sqlite3")
+def _store_with_extraction(tmp_path: Path) -> tuple[SqliteStore, str, str]:
+    store = SqliteStore(tmp_path / "service.sqlite3")
     user = store.ensure_user("analyst")
     extraction_id = new_id()
     store.add_extraction({"extraction_id": extraction_id, "trigger_user_id": user,
@@ -101,7 +102,7 @@ def test_data_is_kept_in_a_file_of_its_own_and_moved_there_from_an_older_store(
     store._results().execute("DELETE FROM results")
     store._conn().execute("UPDATE extractions SET data_json = '{\"old\": true}'")
     store.close()
-    reopened = Store(tmp_path / "service.sqlite3")
+    reopened = SqliteStore(tmp_path / "service.sqlite3")
     assert reopened.take_data(user, extraction_id) == ("present", '{"old": true}')
     assert reopened._conn().execute(
         "SELECT count(*) FROM extractions WHERE data_json IS NOT NULL").fetchone()[0] == 0

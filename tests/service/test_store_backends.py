@@ -1,4 +1,4 @@
-"""What every storage backend promises (storage.Storage), checked on SQLite and PostgreSQL;
+"""What every storage backend promises (store.Storage), checked on SQLite and PostgreSQL;
 then what only the PostgreSQL one has to show: its migrations, its one indexed status
 query, and a readable refusal when its database cannot be used."""
 
@@ -13,20 +13,22 @@ from typing import Any
 
 import pytest
 
-from servicetools.service.core.storage import Storage, StoreUnavailable
-from servicetools.service.core.store import Store, new_id
+from servicetools.service.core.records import new_id
+from servicetools.service.core.store import Storage, StoreUnavailable
+from servicetools.service.core.store_sqlite import SqliteStore
 
-from ..postgres import PostgresServer
+from ..support.postgres import PostgresServer
+from ..support.stores import STORES
 
-BACKENDS = ["sqlite", "postgresql"]
 
-
-@pytest.fixture(params=BACKENDS)
+# PostgreSQL's case starts a server: an integration test (tests/conftest.py).
+@pytest.fixture(params=[pytest.param(kind, marks=pytest.mark.integration)
+                        if kind == "postgresql" else kind for kind in STORES])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Storage]:
     if request.param == "sqlite":
-        opened: Storage = Store(tmp_path / "service.sqlite3")
+        opened: Storage = SqliteStore(tmp_path / "service.sqlite3")
     else:
-        from servicetools.service.core.pgstore import PgStore
+        from servicetools.service.core.store_postgres import PgStore
 
         server: PostgresServer = request.getfixturevalue("postgres")
         opened = PgStore(server.new_database(), pool_size=4)
@@ -140,7 +142,7 @@ def test_kept_results_are_read_again_and_replaced_by_compare_and_set(store: Stor
 
 # -- PostgreSQL only ----------------------------------------------------------------------
 def test_migrations_apply_once(postgres: PostgresServer) -> None:
-    from servicetools.service.core.pgstore import PgStore, upgrade_schema
+    from servicetools.service.core.store_postgres import PgStore, upgrade_schema
 
     url = postgres.new_database()
     assert upgrade_schema(url) == ["0001.initial-schema", "0002.job-queue"]
@@ -151,7 +153,7 @@ def test_migrations_apply_once(postgres: PostgresServer) -> None:
 def test_the_status_list_is_one_indexed_query(postgres: PostgresServer) -> None:
     import psycopg
 
-    from servicetools.service.core.pgstore import LATEST_STATUSES, PgStore
+    from servicetools.service.core.store_postgres import LATEST_STATUSES, PgStore
 
     url = postgres.new_database()
     store = PgStore(url)
@@ -184,7 +186,7 @@ def _plan_nodes(node: dict[str, Any]) -> Iterator[tuple[str, str | None]]:
 ])
 def test_an_unusable_database_is_a_readable_error(url: str, says: str) -> None:
     pytest.importorskip("psycopg")
-    from servicetools.service.core.pgstore import PgStore
+    from servicetools.service.core.store_postgres import PgStore
 
     with pytest.raises(StoreUnavailable) as caught:
         PgStore(url)

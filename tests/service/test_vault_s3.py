@@ -18,15 +18,15 @@ from pathlib import Path
 import pytest
 
 from servicetools import LocalService
-from servicetools.service.core.objectstore import StorageError, open_objects
-from servicetools.service.core.s3 import S3Objects
-from servicetools.service.core.vault import object_key
+from servicetools.service.core.vault import object_key, open_objects
+from servicetools.service.core.vault_objects import StorageError
+from servicetools.service.core.vault_s3 import S3Objects
 from servicetools.service.settings import Settings
 
-from ..conftest import S3_PREFIX
-from ..cutproxy import CutProxy
-from ..helpers import Api, raw_trigger
-from ..s3server import S3Server
+from ..support.cutproxy import CutProxy
+from ..support.helpers import Api, raw_trigger
+from ..support.s3server import S3Server
+from ..support.stores import S3_PREFIX
 
 
 @pytest.fixture

@@ -19,14 +19,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 import requests
 
 from servicetools import LocalService
-from servicetools.service.core.pipeline import LOST, Pipeline
-from servicetools.service.core.store import Store, results_file
+from servicetools.service.core.pipeline_pool import LOST, PoolPipeline
+from servicetools.service.core.store_sqlite import SqliteStore, results_file
 from servicetools.service.settings import Settings
 
-from ..helpers import Api, raw_trigger
+from ..support.helpers import Api, raw_trigger
 
 UPDATE = "/extraction/result/update"
 
@@ -82,7 +83,7 @@ def test_an_update_is_checked_while_another_writer_holds_the_lock(
 
 
 def test_replace_data_stores_only_over_what_was_read(tmp_path: Path) -> None:
-    store = Store(tmp_path / "db.sqlite3")
+    store = SqliteStore(tmp_path / "db.sqlite3")
     info = {"extraction_id": "e1", "trigger_user_id": "u1", "extracted_data_saved": True,
             "trigger_unix_timestamp": time.time()}
     store.add_extraction(info, delete_after_first_fetch=False)
@@ -102,14 +103,14 @@ def test_replace_data_stores_only_over_what_was_read(tmp_path: Path) -> None:
 
 def test_the_watchdog_ends_an_extraction_nobody_works_on(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, workers=1, watchdog_quiet=60.0)
-    store = Store(settings.database_path)
+    store = SqliteStore(settings.database_path)
     long_ago, now = time.time() - 3600, time.time()
     for extraction_id, accepted in (("lost", long_ago), ("fresh", now)):
         store.add_extraction({"extraction_id": extraction_id, "trigger_user_id": "u1",
                               "extracted_data_saved": True,
                               "trigger_unix_timestamp": accepted},
                              delete_after_first_fetch=False)
-    pipeline = Pipeline(settings, store)
+    pipeline = PoolPipeline(settings, store)
     try:
         assert pipeline.close_lost() == ["lost"]
         statuses = store.latest_statuses("u1", ["lost", "fresh"])
@@ -121,6 +122,7 @@ def test_the_watchdog_ends_an_extraction_nobody_works_on(tmp_path: Path) -> None
         pipeline.shutdown()
 
 
+@pytest.mark.integration
 def test_a_large_update_is_checked_in_a_helper_process_beside_the_service(
     tmp_path: Path, invoice_pdf: bytes,
 ) -> None:

@@ -188,6 +188,7 @@ def multi_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
         yield c
 
 
+@pytest.mark.integration
 def test_is_multiple_values_are_added_and_removed(multi_client: Client,
                                                   invoice_pdf: bytes) -> None:
     data = multi_client.trigger_sync(invoice_pdf, configuration_name="invoices")

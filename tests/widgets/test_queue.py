@@ -18,7 +18,7 @@ from servicetools.analysis.widgets import (
     select_extractions,
 )
 
-from ..helpers import make_invoice_pdf
+from ..support.helpers import make_invoice_pdf
 
 
 # -- selection and order on hand-made results ------------------------------------------------

@@ -104,6 +104,7 @@ def test_unknown_confidence_is_grey_and_summary_orders_by_the_worst_value() -> N
     assert summary(data) == {"n_values": 7, "n_failed": 2, "min_confidence": 0.2}
 
 
+@pytest.mark.integration
 def test_importing_the_package_does_not_import_ipywidgets() -> None:
     code = ("import sys, servicetools, servicetools.analysis.widgets as w; "
             "assert 'ipywidgets' not in sys.modules; w.ResultView; "

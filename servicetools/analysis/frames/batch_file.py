@@ -12,7 +12,7 @@ cannot vouch for returns None, and the caller reads the file the careful way (wh
 raises or skips as ``errors`` says): a type other than the interface's (pyarrow refuses
 it), a null where the careful pass expects an object, a header position that is null
 (the careful pass tells a missing position from a null one), a header or record count
-that `Batch.load` would refuse, a three-part response inside the file, a repeated
+that the wire's `saved_batch.read` would refuse, a three-part response inside the file, a repeated
 extraction id.
 """
 
@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
+from ...wire import saved_batch
 from .conditions import conditions
 from .dtypes import strings
 from .read import UsedConfiguration, as_text
@@ -36,8 +37,6 @@ from .rows import EMPTY, Rows, ValueColumns, collector_paused
 
 __all__ = ["is_batch_file", "read_values"]
 
-_FORMAT = "servicetools.batch"  # client.batch.FORMAT; the client is imported only if needed
-_VERSION = 1
 #: pyarrow parses blocks of this size in parallel; a longer line makes it read again in
 #: one block (`_parse`).
 _BLOCK = 8 << 20
@@ -64,7 +63,7 @@ _DATA = pa.struct([
         ("id", _S), ("name", _S), ("extraction_targets", pa.list_(_CONFIG_TARGET))])),
     # Only to see that there is none: a three-part response goes the careful way.
     ("extracted_data", pa.struct([("id", _S)]))])
-#: The keys the frames read, by record of the file (`Batch.save`); the rest is skipped.
+#: The keys the frames read, by line of the file (`wire.saved_batch`); the rest is skipped.
 _SCHEMA = pa.schema([
     ("record", _S), ("format", _S), ("version", _I), ("results", _I), ("failures", _I),
     ("extraction_id", _S), ("document", _S), ("data", _DATA)])
@@ -84,7 +83,7 @@ def is_batch_file(data: Any) -> bool:
         return False
     try:
         with open(data, encoding="utf-8") as file:
-            return f'"{_FORMAT}"' in file.readline()
+            return saved_batch.is_header_line(file.readline())
     except (OSError, UnicodeDecodeError):
         return False  # the careful read reports it
 
@@ -145,17 +144,16 @@ def _parse(path: str | os.PathLike[str]) -> pa.Table | None:
 
 def _results(path: str | os.PathLike[str], table: pa.Table
              ) -> tuple[pa.ChunkedArray, list[Any], list[Any]] | None:
-    """The result records' data, extraction ids and documents, if `Batch.load` would
+    """The result records' data, extraction ids and documents, if `saved_batch.read` would
     accept the file (header, record kinds and counts, failure records)."""
     if table.num_rows == 0:
         return None
     head = table.slice(0, 1).to_pylist()[0]
-    if (head["record"] != "header" or head["format"] != _FORMAT
-            or head["version"] != _VERSION):
+    if saved_batch.header_problem(head) is not None:
         return None
     records = table.column("record")
-    is_result = pc.fill_null(pc.equal(records, "result"), False)
-    is_failure = pc.fill_null(pc.equal(records, "failure"), False)
+    is_result = pc.fill_null(pc.equal(records, saved_batch.RESULT), False)
+    is_failure = pc.fill_null(pc.equal(records, saved_batch.FAILURE), False)
     n_results = pc.sum(is_result).as_py() or 0
     n_failures = pc.sum(is_failure).as_py() or 0
     if (n_results + n_failures != table.num_rows - 1 or head["results"] != n_results
@@ -176,18 +174,14 @@ def _results(path: str | os.PathLike[str], table: pa.Table
 
 def _failures_sound(path: str | os.PathLike[str], table: pa.Table,
                     is_failure: pa.ChunkedArray, n: int) -> bool:
-    """Whether the failure records, which `Batch.save` writes last, are ones `Batch.load`
-    takes: they are read from the file's end the way it reads them."""
+    """Whether the failure records, which `Batch.save` writes last, are ones
+    `saved_batch.read` takes: they are read from the file's end the way it reads them."""
     if not pc.all(is_failure.slice(table.num_rows - n)).as_py():
         return False
-    from ...client.batch import Failure  # the client side: no service import
-
     for line in _last_lines(path, n):
         try:
-            record = json.loads(line)
-            del record["record"]
-            Failure(**record)
-        except (ValueError, TypeError, KeyError):
+            saved_batch.failure_fields(json.loads(line))
+        except ValueError:
             return False
     return True
 

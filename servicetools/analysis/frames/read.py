@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from ...wire import saved_batch
+
 __all__ = [
     "Complain",
     "Configurations",
@@ -90,14 +92,13 @@ def is_result(obj: Mapping[str, Any]) -> bool:
 
 
 def read_path(path: str | os.PathLike[str]) -> Any:
-    """The contents of a ``.json`` or ``.jsonl`` file (a saved `Batch` comes back as one)."""
+    """The contents of a ``.json`` or ``.jsonl`` file; a saved batch comes back as the
+    wire's `SavedBatch` (results, documents, failures as dicts, configuration ...), which
+    the converters take as they take a `Batch`."""
     text = Path(path).read_text(encoding="utf-8")
     if str(path).endswith(".jsonl"):
-        first = text.split("\n", 1)[0]
-        if '"servicetools.batch"' in first:
-            from ...client.batch import Batch  # the client side: no service import
-
-            return Batch.load(path)
+        if saved_batch.is_header_line(text.split("\n", 1)[0]):
+            return saved_batch.read(path)
         return [json.loads(line) for line in text.splitlines() if line.strip()]
     return json.loads(text)
 

@@ -147,14 +147,19 @@ def _batch_statuses(results: Any, failures: Any, where: str
         for i, result in enumerate(results):
             yield result, f"{where}.results[{i}]", None
     for i, failure in enumerate(failures if isinstance(failures, Iterable) else ()):
-        extraction_id = as_text(getattr(failure, "extraction_id", None))
-        details = getattr(failure, "details", None)
+        extraction_id = as_text(_failure_field(failure, "extraction_id"))
+        details = _failure_field(failure, "details")
         status = details.get("status") if isinstance(details, Mapping) else None
         if isinstance(status, Mapping):
             yield status, f"{where}.failures[{i}]", extraction_id
         elif extraction_id is not None:  # an extraction whose status the batch never saw
-            stage, reason = getattr(failure, "stage", None), getattr(failure, "reason", None)
+            stage, reason = _failure_field(failure, "stage"), _failure_field(failure, "reason")
             yield {"message": f"{stage}: {reason}"}, f"{where}.failures[{i}]", extraction_id
+
+
+def _failure_field(failure: Any, name: str) -> Any:
+    """A field of a `Failure`, or of its dict: a saved batch read by the wire holds those."""
+    return failure.get(name) if isinstance(failure, Mapping) else getattr(failure, name, None)
 
 
 def vault(data: Any, *, errors: Errors = "raise") -> pd.DataFrame:

@@ -45,10 +45,10 @@ from typing import Any
 import psycopg
 
 from ...wire.protocol import FINAL_STATUSES, StatusType
-from .pgstore import Conn, PgStore, write_extraction, write_finish, write_statuses
 from .pipeline import Job, Unrecorded
-from .storage import StoreUnavailable
-from .store import new_id
+from .records import new_id
+from .store import StoreUnavailable
+from .store_postgres import Conn, PgStore, write_extraction, write_finish, write_statuses
 
 __all__ = ["Lease", "PgQueue", "gave_up"]
 

@@ -1,22 +1,20 @@
-"""The D5 pipeline: status stages, the engine worker pool, recovery at start.
+"""The D5 pipeline's common ground: the `Pipeline` protocol the app and the routes call,
+the `Job` they hand it, and `execute`, one job's run through every status stage.
 
-The engine is CPU-bound and partly pure Python, so it runs in worker *processes*
-(one per core): threads would serialise on the GIL. Synchronous triggers wait on
-the same pool from a request thread, off the event loop; asynchronous triggers
-submit and return at once. Workers write each stage to the store themselves, so a
-status query sees progress as it happens.
+Two pipelines satisfy the protocol, and `backends.open_backend` builds the one that goes
+with the store: the embedded one (`pipeline_pool.PoolPipeline`: engine worker processes
+in a pool beside the SQLite store) and the scale-out one (`pipeline_queued.QueuedPipeline`:
+a job queue in PostgreSQL, run by worker processes on any machine). The engine workers of
+both run `execute`; they differ only in where a run's writes go (`Recorder`: the store
+itself, or the queue under the job's lease).
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
-import signal
-import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,16 +23,15 @@ from ..errors import ApiError
 from ..settings import Settings
 from .documents import inspect_document
 from .hosted import DownloadError, download
-from .objectstore import StorageError
-from .storage import Storage, StoreUnavailable, open_store
+from .store import StoreUnavailable
+from .vault_objects import StorageError
+
+__all__ = ["Job", "Pipeline", "PipelineFailure", "Recorder", "Stopped", "Unrecorded",
+           "execute", "watch_parent"]
 
 log = logging.getLogger("servicetools.service")
 
 _PARENT_POLL = 0.5  # seconds between a worker's checks that its service still runs
-INTERRUPTED = ("interrupted: the service stopped before this extraction finished; "
-               "trigger it again")
-LOST = ("lost: no worker was running this extraction and it made no progress; trigger it "
-        "again")
 
 
 class PipelineFailure(Exception):
@@ -45,8 +42,16 @@ class Stopped(Exception):
     """The extraction was already closed by someone else (recovery after a restart)."""
 
 
+class Unrecorded(Exception):
+    """A write could not reach the store (the database is away): the run stops and leaves
+    its extraction as it was, for whoever takes the job over after its lease."""
+
+
 @dataclass
 class Job:
+    """One extraction as a trigger hands it to a pipeline. Plain data: the pool pickles
+    it to its workers, the queue stores it as JSON (``jobs.job_json``)."""
+
     extraction_id: str
     owner_id: str
     info: dict[str, Any]
@@ -59,39 +64,40 @@ class Job:
     host_url: str | None = None
 
 
-# -- worker process side ------------------------------------------------------------------
-_worker: dict[str, Any] = {}
+class Pipeline(Protocol):
+    """What the app and the routes ask of a pipeline, whichever one runs the engine.
 
-
-def _init_worker(settings: Settings, parent: int) -> None:
-    # The service's pid comes from the service itself: read here with getppid(), it
-    # would already be 1 if the service died while this worker was still starting.
-    if os.getppid() != parent:
-        os._exit(0)
-    # Ctrl-C on `servicetools serve` is the parent's business; workers end with it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from .vault import Vault
-
-    store = open_store(settings, migrate=False)
-    _worker.update(settings=settings, store=store, vault=Vault(settings, store), parent=parent)
-    threading.Thread(target=watch_parent, args=(parent,), daemon=True).start()
-
-
-def watch_parent(parent: int) -> None:
-    """End this worker when the service process is gone (killed, or stopped mid-start).
-
-    Orphans would hold a core and the OCR models' memory for nothing; their writes are
-    already refused (final statuses are terminal), so exiting loses no data.
+    The app calls `recover`, `warm_up` and `start_watchdog` at start and `shutdown` at
+    the end; a trigger calls `accept` (the extraction and its first status are stored)
+    and then `submit`.
     """
-    while os.getppid() == parent:
-        time.sleep(_PARENT_POLL)
-    os._exit(0)
 
+    def recover(self) -> int:
+        """D5: deal with the extractions a stopped service left running; how many were
+        closed."""
+        ...
 
-def _warm_up() -> int:
-    from .. import engine  # noqa: F401  (importing the engine is most of a cold start)
+    def accept(self, job: Job, *, delete_after_first_fetch: bool) -> None:
+        """Store a new extraction with its first status, ``not_started`` (before
+        `submit`)."""
+        ...
 
-    return os.getpid()
+    def submit(self, job: Job) -> Future[dict[str, Any]]:
+        """Have the job run; a future of its extracted data, or of `PipelineFailure`
+        (only a synchronous trigger waits for it)."""
+        ...
+
+    def warm_up(self) -> None:
+        """Start the engine workers now, so the first extraction does not pay for them."""
+        ...
+
+    def start_watchdog(self) -> None:
+        """Start the thread that watches over running extractions."""
+        ...
+
+    def shutdown(self) -> None:
+        """Stop the workers and threads this pipeline started."""
+        ...
 
 
 class Recorder(Protocol):
@@ -105,32 +111,15 @@ class Recorder(Protocol):
         ...
 
 
-class Unrecorded(Exception):
-    """A write could not reach the store (the database is away): the run stops and leaves
-    its extraction as it was, for whoever takes the job over after its lease."""
+def watch_parent(parent: int) -> None:
+    """End this worker when the service process is gone (killed, or stopped mid-start).
 
-
-class _StoreRecorder:
-    def __init__(self, store: Storage, extraction_id: str, parent: int) -> None:
-        self.store, self.extraction_id, self.parent = store, extraction_id, parent
-
-    def stages(self, stages: list[tuple[str, str, float | None]]) -> bool:
-        # A worker orphaned by a killed service must stop, not race the new one.
-        return os.getppid() == self.parent and self.store.add_statuses(self.extraction_id,
-                                                                       stages)
-
-    def finish(self, result: dict[str, Any], save: bool, usage: dict[str, Any],
-               stages: list[tuple[str, float]]) -> bool:
-        return self.store.finish(self.extraction_id, result if save else None, usage, stages)
-
-
-def run_job(job: Job) -> dict[str, Any]:
-    """Run one extraction through every stage; the extracted data, or `PipelineFailure`."""
-    recorder = _StoreRecorder(_worker["store"], job.extraction_id, _worker["parent"])
-    try:
-        return execute(job, _worker["settings"], _worker["vault"], recorder)
-    except Stopped:
-        raise PipelineFailure(INTERRUPTED) from None
+    Orphans would hold a core and the OCR models' memory for nothing; their writes are
+    already refused (final statuses are terminal), so exiting loses no data.
+    """
+    while os.getppid() == parent:
+        time.sleep(_PARENT_POLL)
+    os._exit(0)
 
 
 def execute(job: Job, settings: Settings, vault: Any, recorder: Recorder) -> dict[str, Any]:
@@ -195,7 +184,7 @@ def _run(job: Job, settings: Settings, vault: Any, recorder: Recorder, stage: An
         return _stand_in(job, settings, recorder, stage, storage_id)
     try:
         document = engine.load_document(data, content_type, dpi=settings.render_dpi)
-    except engine.DocumentError as exc:
+    except engine.UnreadableDocument as exc:
         raise PipelineFailure(f"the document cannot be read: {exc.message}") from exc
     if job.classifier is not None:
         label, score = engine.classify(document, job.classifier)
@@ -266,104 +255,3 @@ def _stand_in(job: Job, settings: Settings, recorder: Recorder, stage: Any, stor
                             (StatusType.ENDED, now)]):
         raise Stopped(job.extraction_id)
     return data_obj
-
-
-# -- service process side ------------------------------------------------------------------
-class Pipeline:
-    """The worker pool, owned by the app; `submit` returns a future of the extracted data."""
-
-    def __init__(self, settings: Settings, store: Storage) -> None:
-        self.settings = settings
-        self.store = store
-        self._executor = self._new_executor()
-        # Extractions submitted and not yet closed: the watchdog leaves these alone.
-        self._running: set[str] = set()
-        self._guard = threading.Lock()
-        self._stop = threading.Event()
-        self._watchdog: threading.Thread | None = None
-
-    def _new_executor(self) -> ProcessPoolExecutor:
-        # spawn, not fork: the service process has threads (uvicorn, sqlite, anyio).
-        return ProcessPoolExecutor(
-            max_workers=self.settings.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(self.settings, os.getpid()),
-        )
-
-    def recover(self) -> int:
-        """D5: close every extraction left running by a stopped service."""
-        ids = self.store.unfinished()
-        for extraction_id in ids:
-            self.store.add_status(extraction_id, StatusType.ERROR, INTERRUPTED)
-        return len(ids)
-
-    def accept(self, job: Job, *, delete_after_first_fetch: bool) -> None:
-        """Store a new extraction with its first status (before `submit`)."""
-        self.store.add_extraction(job.info, delete_after_first_fetch=delete_after_first_fetch)
-
-    def warm_up(self) -> None:
-        """Start every worker now, so the first extraction does not pay for imports."""
-        for _ in range(self.settings.workers):
-            self._executor.submit(_warm_up)
-
-    def submit(self, job: Job) -> Future[dict[str, Any]]:
-        with self._guard:
-            self._running.add(job.extraction_id)
-        try:
-            future = self._executor.submit(run_job, job)
-        except BrokenProcessPool:
-            # A worker died hard (a crash in a native library); start a fresh pool.
-            self._executor = self._new_executor()
-            future = self._executor.submit(run_job, job)
-        future.add_done_callback(lambda f: self._closed(job, f))
-        return future
-
-    def _closed(self, job: Job, future: Future[dict[str, Any]]) -> None:
-        exc = None if future.cancelled() else future.exception()
-        try:
-            # A PipelineFailure has written its error status already; anything else
-            # (a dead worker, a status write that lost to a held lock) has not.
-            if isinstance(exc, BrokenProcessPool):
-                self.store.add_status(job.extraction_id, StatusType.ERROR,
-                                      "the engine process stopped unexpectedly")
-            elif exc is not None and not isinstance(exc, PipelineFailure):
-                self.store.add_status(job.extraction_id, StatusType.ERROR,
-                                      f"internal error: {type(exc).__name__}: {exc}")
-        except Exception:  # noqa: BLE001  the watchdog closes it later
-            log.exception("could not close extraction %s", job.extraction_id)
-        finally:
-            with self._guard:
-                self._running.discard(job.extraction_id)
-
-    def start_watchdog(self) -> None:
-        """Close extractions nobody works on any more, so none stays unfinished for good.
-
-        Every extraction is submitted when it is accepted and closed by `_closed`; one
-        that is unfinished, not submitted and quiet for `settings.watchdog_quiet`
-        seconds was lost (a status write that failed twice, say) and ends in `error`.
-        """
-        if self._watchdog is None:
-            self._watchdog = threading.Thread(target=self._watch, name="watchdog", daemon=True)
-            self._watchdog.start()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(self.settings.watchdog_interval):
-            try:
-                self.close_lost()
-            except Exception:  # noqa: BLE001  a busy database now is no reason to stop
-                log.exception("watchdog round failed")
-
-    def close_lost(self) -> list[str]:
-        """End in `error` the unfinished extractions that no worker holds; their ids."""
-        quiet = self.store.stale_unfinished(self.settings.watchdog_quiet)
-        with self._guard:
-            lost = [i for i in quiet if i not in self._running]
-        for extraction_id in lost:
-            self.store.add_status(extraction_id, StatusType.ERROR, LOST)
-            log.warning("extraction %s was lost and is closed in error", extraction_id)
-        return lost
-
-    def shutdown(self) -> None:
-        self._stop.set()
-        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...wire.rules import validate_value
 from ..errors import bad_request
-from .store import new_id
+from .records import new_id
 
 
 def _column_trees(target: dict[str, Any]) -> dict[int, dict[str, Any] | None]:

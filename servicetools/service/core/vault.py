@@ -1,7 +1,9 @@
-"""Vault documents: records in the store, bytes in a backend, addressed by owner and content.
+"""Vault documents: records in the store, bytes in an object store, addressed by owner and
+content; and the choice of that object store from the settings (`open_objects`).
 
-Records (owner, name, type, pages) live in the store; the bytes live in the backend the
-settings choose (`objectstore`: a folder, or S3) under a key that is the SHA-256 of the
+Records (owner, name, type, pages) live in the store; the bytes live in the object store
+``Settings.vault_url`` names (a folder, vault_folder.py, or S3, vault_s3.py; both are
+`Objects <.vault_objects.Objects>`) under a key that is the SHA-256 of the
 owner and the bytes (`object_key`): the same document uploaded twice by one user is
 stored once, but never shared between users (see `object_key` for why). Files stored
 before that, under the content's SHA-256 alone, are still read: the store keeps each
@@ -14,15 +16,21 @@ import hashlib
 import time
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..settings import Settings
 from .documents import inspect_document
-from .objectstore import Objects, open_objects
-from .storage import Storage
-from .store import new_id
+from .records import new_id
+from .store import Storage
+from .vault_folder import FolderObjects
+from .vault_objects import Objects, StorageError
+
+__all__ = ["MAX_NAME", "Vault", "clean_name", "object_key", "open_objects", "parse_vault_url"]
 
 
 class Vault:
+    """Documents by owner: `add` stores one, `read` gives back its record and bytes."""
+
     def __init__(self, settings: Settings, store: Storage) -> None:
         self.settings = settings
         self.store = store
@@ -100,3 +108,29 @@ def clean_name(name: str) -> str:
     suffix = PurePosixPath(base).suffix
     suffix = suffix if len(suffix) <= 16 else ""
     return base[: MAX_NAME - len(suffix)] + suffix
+
+
+def parse_vault_url(url: str) -> tuple[str, str]:
+    """``s3://BUCKET/PREFIX`` as (bucket, prefix); the prefix ends with ``/`` unless empty.
+
+    >>> parse_vault_url("s3://documents/service/vault/")
+    ('documents', 'service/vault/')
+    >>> parse_vault_url("s3://documents")
+    ('documents', '')
+    """
+    parts = urlsplit(url)
+    if parts.scheme != "s3" or not parts.netloc or parts.query or parts.fragment:
+        raise StorageError(f"the vault URL {url!r} is not of the form s3://BUCKET/PREFIX")
+    prefix = parts.path.strip("/")
+    return parts.netloc, f"{prefix}/" if prefix else ""
+
+
+def open_objects(settings: Settings) -> Objects:
+    """The backend ``settings`` name; `StorageError` for a vault URL it cannot use."""
+    if settings.vault_url is None:
+        return FolderObjects(settings.vault_dir)
+    bucket, prefix = parse_vault_url(settings.vault_url)
+    # Only here: boto3 is the `scale` extra's, and the embedded default must not need it.
+    from .vault_s3 import S3Objects
+
+    return S3Objects(bucket, prefix, endpoint=settings.s3_endpoint)

@@ -24,9 +24,9 @@ from typing import Any
 
 from ..settings import Settings
 from .pgqueue import Lease, PgQueue
-from .pgstore import PgStore
 from .pipeline import PipelineFailure, Stopped, Unrecorded, execute, watch_parent
-from .storage import StoreUnavailable
+from .store import StoreUnavailable
+from .store_postgres import PgStore
 
 log = logging.getLogger("servicetools.worker")
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from ...wire.values import parse_amount
 from .lines import Line
-from .pages import Word
+from .page_model import Word
 from .results import EngineValue
 from .shapes import AMOUNT, Shape
 

@@ -41,12 +41,12 @@ from rapidfuzz import fuzz
 from ...wire.values import parse_number
 from .calibration import cell_confidence
 from .lines import group_lines
-from .pages import Document, Page, Word
+from .page_model import Document, Page, Word
 from .results import EngineCell
 from .shapes import header_test, validates
 from .tables import assign, closes_items
 
-__all__ = ["Found", "found_tables", "headed_pages", "judged_cells"]
+__all__ = ["Found", "Judged", "found_tables", "headed_pages", "judged_cells"]
 
 log = logging.getLogger("servicetools.service")
 
@@ -102,7 +102,7 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
     read by OCR (scans, images), the tables drawn with rules: camelot's line finder over
     the page image, the OCR words placed in its grid. Each page is read once per
     document, whatever the targets that ask."""
-    done: dict[int, list[Found]] = document.__dict__.setdefault("_found_tables", {})
+    done = document.cache.found_tables
     readable = {p.number: p for p in document.pages if p.words}
     wanted = [n for n in (readable if pages is None else pages) if n in readable]
     missing = [readable[n] for n in wanted if n not in done]
@@ -328,16 +328,18 @@ def _named(text: str, name: str) -> bool:
 
 
 @dataclass(frozen=True)
-class _Judged:
+class Judged:
+    """A found table as a target's header schema reads it."""
+
     found: Found
     header: int  # index of the last header row
     columns: dict[int, int]  # schema position -> found column
     share: float  # how well the header row and the schema's names agree (an F1, 0..1)
 
 
-def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> _Judged | None:
+def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> Judged | None:
     """The found table as the target's, if a row near its top names enough columns."""
-    best: _Judged | None = None
+    best: Judged | None = None
     for header in range(min(_HEADER_ROWS, len(found.rows) - 1)):
         options = []
         for column in range(len(found.rows[header])):
@@ -356,7 +358,7 @@ def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> _Ju
         share = 2 * len(chosen) / (named + max(headings, len(chosen)))
         if best is None or share > best.share:
             columns = {position: column for column, position in chosen.items()}
-            best = _Judged(found, _wrapped_heading(found.rows, header),
+            best = Judged(found, _wrapped_heading(found.rows, header),
                            _fill(columns, positions, len(found.rows[header])), share)
     return best
 
@@ -389,7 +391,7 @@ def _fill(columns: dict[int, int], positions: list[int], width: int) -> dict[int
     return filled
 
 
-def _body(table: _Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, int]] = ()
+def _body(table: Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, int]] = ()
           ) -> list[tuple[str, ...]]:
     """The rows under the header, up to the totals: a row opening with "Subtotal" or
     "Total" ends the items (as in tables.py), and so does a row whose cells most of the
@@ -436,7 +438,7 @@ def _continues(row: tuple[str, ...], above: tuple[str, ...]) -> bool:
         and parse_number(row[column]) is None
 
 
-def _refused(row: tuple[str, ...], table: _Judged, trees: dict[int, Any],
+def _refused(row: tuple[str, ...], table: Judged, trees: dict[int, Any],
              ruled: list[int]) -> bool:
     refused = 0
     for position in ruled:
@@ -446,11 +448,11 @@ def _refused(row: tuple[str, ...], table: _Judged, trees: dict[int, Any],
     return refused > len(ruled) / 2
 
 
-def _distinct(judged: list[_Judged]) -> list[_Judged]:
+def _distinct(judged: list[Judged]) -> list[Judged]:
     """One table per place: of tables found by both finders on one page, overlapping,
     the one whose header fits best (on a tie, the finder listed first in _FLAVORS)."""
     order = sorted(judged, key=lambda j: (-j.share, _FLAVORS.index(j.found.flavor)))
-    kept: list[_Judged] = []
+    kept: list[Judged] = []
     for judgement in order:
         if not any(k.found.page == judgement.found.page
                    and _overlap(k.found.box, judgement.found.box) for k in kept):
@@ -469,11 +471,11 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
 
 
 def _judged(document: Document, target: dict[str, Any], pages: list[int]
-            ) -> list[_Judged | None]:
+            ) -> list[Judged | None]:
     """The target's judgement of each table found on the pages, remembered per document,
     schema and pages."""
     schema = list(target.get("header_schema") or [])
-    memo: dict[str, list[_Judged | None]] = document.__dict__.setdefault("_judged", {})
+    memo = document.cache.judgements
     key = json.dumps([schema, pages], sort_keys=True, default=str)
     if key not in memo:
         tests, named = _tests(schema)
@@ -540,7 +542,7 @@ def _numeric_share(texts: list[str]) -> float:
     return sum(parse_number(t) is not None for t in filled) / len(filled) if filled else 0.0
 
 
-def _evidence(table: _Judged, grid: list[list[str]], row: int, column: int,
+def _evidence(table: Judged, grid: list[list[str]], row: int, column: int,
               numeric: float, valid: bool | None, lone_above: int) -> dict[str, float]:
     """How a cell of a judged table was read, for its calibrated confidence: what makes
     a found table's cell land off its place (a row split in two, a heading taken for a

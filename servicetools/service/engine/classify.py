@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .pages import Document
+from .lines import document_text
+from .page_model import Document
+
+__all__ = ["class_scores", "classify"]
 
 
 def _keyword_pattern(keyword: str) -> re.Pattern[str]:
@@ -39,7 +42,7 @@ def classify(document: Document, classifier: dict[str, Any]) -> tuple[str, float
     The score is the best class's share of all hits, shrunk towards 0 when there are
     few hits: one keyword alone is weak evidence, five agreeing ones are strong.
     """
-    scores = class_scores(document.text(), classifier)
+    scores = class_scores(document_text(document), classifier)
     if not scores or max(scores.values()) == 0:
         return "", 0.0
     # max() keeps the first of equal scores: the classifier's order breaks ties.

@@ -37,7 +37,7 @@ from .calibration import calibrated
 from .lines import Line
 from .lookalikes import lookalike_ratio
 from .names import address_below, issuer_name, only_legal_form, recipient_name
-from .pages import Word
+from .page_model import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
 from .shapes import AMOUNT, Shape, shape_of, validates
 from .titles import letter_date, title_date, title_number

@@ -10,10 +10,12 @@ from typing import Any
 from .candidates import judged_cells
 from .fields import extract_fields
 from .lines import area_lines
-from .pages import Document
+from .page_model import Document
 from .results import EngineCell, EngineTarget
 from .shapes import validates
 from .tables import extract_table, header_bands
+
+__all__ = ["TargetGroup", "extract_group", "group_targets"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ def extract_group(
     # headers ("Amount") from passing as field labels.
     # Every group asks the same header texts: what they match is remembered per document
     # and header schema.
-    memos: dict[str, dict[str, list[int]]] = document.__dict__.setdefault("_header_memos", {})
+    memos = document.cache.header_matches
     headers = {
         str(t.get("id", "")): header_bands(lines, t, memos.setdefault(_schema_key(t), {}))
         for t in configuration.get("extraction_targets", [])

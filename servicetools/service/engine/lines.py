@@ -1,4 +1,5 @@
-"""Words grouped into text lines, and the words of a search area."""
+"""Words grouped into text lines: a page's lines, a search area's, and a document's
+text in reading order."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .pages import Document, Page, Word
+from .page_model import Document, Page, Word
+
+__all__ = ["Line", "area_lines", "document_text", "group_lines", "page_lines"]
 
 
 @dataclass
@@ -64,13 +67,19 @@ def group_lines(words: Iterable[Word], page: int = 1) -> list[Line]:
     return result
 
 
+def document_text(document: Document) -> str:
+    """The words of all pages, line by line in reading order; pages apart by a blank line."""
+    return "\n\n".join(
+        "\n".join(line.text for line in group_lines(page.words)) for page in document.pages
+    )
+
+
 def page_lines(page: Page) -> list[Line]:
-    """The page's lines, grouped once: every group reading the whole page shares them."""
-    cached: list[Line] | None = page.__dict__.get("_lines")
-    if cached is None:
-        cached = group_lines(page.words, page.number)
-        page.__dict__["_lines"] = cached
-    return list(cached)
+    """The page's lines, grouped once (page.cache): every group reading the whole page
+    shares them."""
+    if page.cache.lines is None:
+        page.cache.lines = group_lines(page.words, page.number)
+    return list(page.cache.lines)
 
 
 def area_lines(document: Document, search_area: str, configuration: dict[str, Any]) -> list[Line]:

@@ -20,7 +20,7 @@ import statistics
 from dataclasses import dataclass
 
 from .lines import Line
-from .pages import Word
+from .page_model import Word
 from .results import EngineValue
 
 __all__ = [

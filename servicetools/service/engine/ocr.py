@@ -18,10 +18,12 @@ import threading
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
-from .pages import Word
+from .page_model import Word
 
 if TYPE_CHECKING:
     from PIL.Image import Image
+
+__all__ = ["letters_and_digits", "ocr_words", "skew"]
 
 _lock = threading.Lock()
 _engine: Any = None

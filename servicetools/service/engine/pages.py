@@ -1,4 +1,9 @@
-"""Documents as rendered pages with positioned words, from PDF text layers or OCR."""
+"""The loader: a PDF or an image read into the page model (page_model.py).
+
+Every page is rendered to PNG (pypdfium2) and its words are taken from the PDF's text
+layer (pdfplumber) or, on a scan or an image, read by OCR (ocr.py). A file that cannot
+be read raises `UnreadableDocument` with the service's error code.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,16 @@ import re
 import struct
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from .ocr import ocr_words
+from .page_model import Document, Page, Word
+
 if TYPE_CHECKING:
     from PIL.Image import Image
+
+__all__ = ["UnreadableDocument", "load_document"]
 
 PDF = "application/pdf"
 IMAGE_TYPES = ("image/png", "image/jpeg")
@@ -23,61 +32,9 @@ _EXIF_ORIENTATION = 0x0112
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-@dataclass(frozen=True)
-class Word:
-    """One word; coordinates are fractions of the page (0..1), y grows downwards."""
-
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    confidence: float = 1.0
-
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
-
-    @property
-    def center_x(self) -> float:
-        return (self.x0 + self.x1) / 2
-
-    @property
-    def center_y(self) -> float:
-        return (self.y0 + self.y1) / 2
-
-
-@dataclass
-class Page:
-    number: int
-    width: float
-    height: float
-    png: bytes
-    words: list[Word] = field(default_factory=list)
-    source: str = "text"
-    # Whether the text layer's page draws ruling lines (lines or boxes), where a finder
-    # of ruled tables may find one.
-    ruled: bool = False
-
-
-@dataclass
-class Document:
-    content_type: str
-    pages: list[Page]
-    # The PDF itself, for the table finders that read it (candidates.py); b"" for images.
-    source: bytes = field(default=b"", repr=False, compare=False)
-
-    def text(self) -> str:
-        """The words of all pages, line by line in reading order; pages apart by a blank line."""
-        from .lines import group_lines
-
-        return "\n\n".join(
-            "\n".join(line.text for line in group_lines(page.words)) for page in self.pages
-        )
-
-
-class DocumentError(Exception):
-    """The bytes cannot be read as a document of the given type."""
+class UnreadableDocument(Exception):
+    """The bytes cannot be read as a document of the given type; `code` is the service's
+    error code for it (unsupported_media_type, encrypted_document, invalid_document)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -91,7 +48,7 @@ def load_document(data: bytes, content_type: str, *, dpi: int = 150) -> Document
         return Document(content_type, _load_pdf(data, dpi), data)
     if content_type in IMAGE_TYPES:
         return Document(content_type, [_load_image(data)])
-    raise DocumentError(
+    raise UnreadableDocument(
         "unsupported_media_type", f"Content type {content_type!r} is not supported."
     )
 
@@ -104,10 +61,10 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
         rendered = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as error:
         if getattr(error, "err_code", None) == _PDFIUM_PASSWORD_ERROR:
-            raise DocumentError(
+            raise UnreadableDocument(
                 "encrypted_document", "The PDF is encrypted and cannot be opened."
             ) from error
-        raise DocumentError("invalid_document", f"The PDF cannot be read: {error}.") from error
+        raise UnreadableDocument("invalid_document", f"The PDF cannot be read: {error}.") from error
     pages: list[Page] = []
     # A text page is drawn in grayscale: its image is only looked at, and a gray bitmap
     # is a third of the pixels to fill and compress; with the PNG written by
@@ -122,15 +79,13 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
     try:
         with pdfplumber.open(io.BytesIO(data)) as plumber:
             if len(plumber.pages) != len(rendered):
-                raise DocumentError("invalid_document", "The PDF's page tree is inconsistent.")
+                raise UnreadableDocument("invalid_document", "The PDF's page tree is inconsistent.")
             for index, plumber_page in enumerate(plumber.pages):
                 words = _text_layer_words(plumber_page)
                 source = "text"
                 if words:
                     png = _text_page_png(rendered, index, dpi)
                 else:
-                    from .ocr import ocr_words
-
                     image, png = _scan_page(rendered, index, dpi)
                     words = ocr_words(image)
                     source = "ocr"
@@ -145,10 +100,10 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
                         ruled=source == "text" and _has_rules(plumber_page),
                     )
                 )
-    except DocumentError:
+    except UnreadableDocument:
         raise
     except Exception as error:  # pdfminer raises many unrelated types on damaged files
-        raise DocumentError("invalid_document", f"The PDF cannot be read: {error}.") from error
+        raise UnreadableDocument("invalid_document", f"The PDF cannot be read: {error}.") from error
     finally:
         rendered.close()
     return pages
@@ -254,9 +209,9 @@ def _load_image(data: bytes) -> Page:
             image = ImageOps.exif_transpose(opened) or opened
             image = _to_rgb(image)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as error:
-        raise DocumentError("invalid_document", f"The image cannot be read: {error}.") from error
-    from .ocr import ocr_words
-
+        raise UnreadableDocument(
+            "invalid_document", f"The image cannot be read: {error}."
+        ) from error
     if as_is:
         png = data
         words = ocr_words(image)

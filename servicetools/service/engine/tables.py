@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 
 from ...wire.values import parse_number
 from .lines import Line
-from .pages import Word
+from .page_model import Word
 from .results import EngineCell
 from .shapes import header_test, validates
 

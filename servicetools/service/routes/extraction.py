@@ -22,12 +22,12 @@ from ... import wire
 from ...wire.protocol import ErrorCode, StatusType
 from ..core import outputschema
 from ..core.documents import inspect_document
-from ..core.helper import helper_parts
+from ..core.heavy_requests import helper_parts
 from ..core.hosted import DownloadError, check_url
 from ..core.pipeline import Job, PipelineFailure
+from ..core.records import User, new_id
 from ..core.results import apply_updates
-from ..core.storage import Storage
-from ..core.store import User, new_id
+from ..core.store import Storage
 from ..deps import (
     CurrentUser,
     Parts,
@@ -52,7 +52,7 @@ _DOCUMENT_FIELD = {"raw": "document_raw_data", "hosted": "document_host_url",
 _UPDATE_ATTEMPTS = 5
 # An update body this large is checked and applied in the helper process: that work is
 # seconds of pure Python for the largest, which in the service process would hold up
-# every other request (core/helper.py). Smaller ones cost less than the trip there.
+# every other request (core/heavy_requests.py). Smaller ones cost less than the trip there.
 _HELPER_BYTES = 1 << 20
 _EXTENSIONS = {"application/pdf": ".pdf", "image/png": ".png", "image/jpeg": ".jpg"}
 

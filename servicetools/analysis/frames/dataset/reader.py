@@ -71,7 +71,7 @@ class Dataset:
             found = [b for b in found if b in set(wanted)]
         if not found:
             raise DatasetError(f"no batches in {self.root}: write one with "
-                               "frames.write_dataset, Batch.to_dataset or extract_many(to=...)")
+                               "frames.write_dataset or extract_many(to=DatasetWriter(...))")
         self.batches: list[str] = found
 
     def select(self, batches: str | Iterable[str]) -> Dataset:

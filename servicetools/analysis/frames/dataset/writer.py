@@ -1,8 +1,8 @@
 """Results written into a dataset as they arrive: `DatasetWriter` and `write_dataset`.
 
 `DatasetWriter` holds at most ``results_per_part`` results before it writes them out
-(`extract_many(..., to=PATH)` feeds it as results arrive; `Batch.to_dataset` and
-`write_dataset` feed it a batch or saved results), converted by `frames.fields` and
+(`extract_many(..., to=DatasetWriter(...))` feeds it as results arrive, as the client's
+`ResultSink`; `write_dataset` feeds it a batch or saved results), converted by `frames.fields` and
 `frames.cells` into one part file per table (`layout`). A part is written to a
 temporary name and renamed, and the batch's ``batches/NAME.json`` is written last: a
 dataset read while a batch is being written shows its finished parts, and
@@ -26,6 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ....client.sinks import ResultSink
 from ..conditions import failed_messages
 from ..read import Complain, Errors, read_path, result_items
 from ..values import cells as cell_frame
@@ -49,19 +50,26 @@ __all__ = ["DEFAULT_RESULTS_PER_PART", "DatasetWriter", "write_dataset"]
 DEFAULT_RESULTS_PER_PART = 500
 
 
-class DatasetWriter:
+class DatasetWriter(ResultSink["Dataset"]):
     """Results into one batch of a dataset, a part file every ``results_per_part``.
 
     `add` takes one result (a `Result` or the extracted data dict) with the document it
     came from, `add_failure` a document that gave none (a `Failure` or its dict);
     `close` writes what is left and the batch's ``batches/NAME.json``, and returns the
     `Dataset`. Thread-safe: `extract_many` calls `add` from its fetching threads. A
-    batch name already in the dataset is refused (``overwrite=True`` replaces it).
+    batch name already in the dataset is refused here, before anything runs
+    (``overwrite=True`` replaces it). A client `ResultSink` (mypy checks it):
+    ``client.extract_many(docs, ..., to=DatasetWriter("runs/fleet", "2026-11-23"))``.
+
+    ``errors`` defaults to ``"ignore"`` (where `write_dataset` and the frames raise): a
+    streamed run converts a part of hundreds of results at once, so a malformed piece of
+    one result would otherwise cost the part and stop a run of thousands at its end; it
+    is left NA instead, as the frames' ``errors="ignore"`` leaves it.
     """
 
     def __init__(self, path: str | os.PathLike[str], batch: str | None = None, *,
                  results_per_part: int = DEFAULT_RESULTS_PER_PART, overwrite: bool = False,
-                 errors: Errors = "raise", meta: Mapping[str, Any] | None = None) -> None:
+                 errors: Errors = "ignore", meta: Mapping[str, Any] | None = None) -> None:
         if results_per_part < 1:
             raise ValueError("results_per_part must be at least 1")
         self.root = Path(path)

@@ -1,5 +1,5 @@
--- The service's tables on PostgreSQL, applied by yoyo-migrations (pgstore.upgrade_schema).
--- The same rows as SQLite's (store.py), with three differences:
+-- The service's tables on PostgreSQL, applied by yoyo-migrations (store_postgres.upgrade_schema).
+-- The same rows as SQLite's (store_sqlite.py), with three differences:
 --   * the extracted data is a table of this database, written in the same transaction
 --     as the status that makes it readable (SQLite keeps it in a second file, to spare
 --     other writers its one write lock; PostgreSQL locks rows, not the database);

@@ -1,11 +1,13 @@
-"""The API process's side of the job queue (``serve --database``): triggers enqueue,
-synchronous triggers wait for their job's reply, and unless ``--no-workers`` the process
-runs engine workers of its own (core/worker.py) so that one ``serve`` works alone.
+"""The pipeline of ``serve --database``: the API process's side of the job queue.
+
+Triggers enqueue, synchronous triggers wait for their job's reply, and unless
+``--no-workers`` the process runs engine workers of its own (core/worker.py) so that one
+``serve`` works alone.
 
 Nothing here closes extractions at start or when they are quiet, as the embedded
-pipeline does: with several API processes on one database, another process's work
-would look abandoned. A job whose worker is gone is found by its expired lease instead
-(core/pgqueue.py), by whichever worker claims next.
+pipeline does (core/pipeline_pool.py): with several API processes on one database,
+another process's work would look abandoned. A job whose worker is gone is found by its
+expired lease instead (core/pgqueue.py), by whichever worker claims next.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from typing import Any
 
 from ..settings import Settings
 from .pgqueue import PgQueue
-from .pgstore import PgStore
 from .pipeline import Job, PipelineFailure, Unrecorded
+from .store_postgres import PgStore
 from .worker import WorkerPool
+
+__all__ = ["QueuedPipeline", "REPLY_POLL"]
 
 log = logging.getLogger("servicetools.service")
 
@@ -30,7 +34,8 @@ REPLY_POLL = 0.02
 
 
 class QueuedPipeline:
-    """`pipeline.Pipeline`'s methods, over the job queue."""
+    """The `Pipeline <.pipeline.Pipeline>` of ``serve --database``: the same methods,
+    over the job queue."""
 
     def __init__(self, settings: Settings, store: PgStore) -> None:
         self.settings = settings

@@ -1,4 +1,5 @@
-"""A helper process for request work too heavy to share the service process with others.
+"""Heavy requests: the helper process for request work too heavy to share the service
+process with other users (a large result update's checks, application and storing).
 
 Every request is answered by one service process, and Python runs one of its threads
 at a time (the GIL). Checking a result/update of a hundred thousand values is seconds
@@ -27,10 +28,11 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from ..settings import Settings
+from .backends import open_store
 from .pipeline import watch_parent
-from .storage import Storage, open_store
+from .store import Storage
 
-__all__ = ["Helper", "helper_parts"]
+__all__ = ["HelperProcess", "helper_parts"]
 
 T = TypeVar("T")
 _parts: dict[str, Any] = {}
@@ -49,7 +51,7 @@ def helper_parts() -> tuple[Settings, Storage]:
     return _parts["settings"], _parts["store"]
 
 
-class Helper:
+class HelperProcess:
     """One helper process, started on first use; `run` awaits a function run there.
 
     The function and its arguments travel by pickle, so it must be a module-level

@@ -1,6 +1,8 @@
-"""The vault in S3-compatible object storage (boto3, the ``scale`` extra).
+"""The vault's object store in S3-compatible object storage (boto3, the ``scale`` extra):
+one vault that service processes and workers on several machines share.
 
-Objects are named ``PREFIX/<key[:2]>/<key>``, as the folder backend names its files.
+Objects are named ``PREFIX/<key[:2]>/<key>``, as the folder store (vault_folder.py)
+names its files.
 Each is written with one PutObject, which S3 stores whole or not at all: an upload cut
 off halfway leaves no object. The put is conditional (``If-None-Match: *``), so a retry,
 or two processes storing the same document at once, never writes a key twice.
@@ -16,13 +18,17 @@ import time
 from typing import Any
 
 from ...extras import load
-from .objectstore import StorageError
+from .vault_objects import StorageError
+
+__all__ = ["S3Objects"]
 
 #: Attempts of a put that meets a concurrent put of the same key (409).
 _CONFLICT_ATTEMPTS = 5
 
 
 class S3Objects:
+    """`Objects <.vault_objects.Objects>` in one bucket, under one prefix."""
+
     def __init__(self, bucket: str, prefix: str, *, endpoint: str | None = None) -> None:
         boto3 = load("boto3", "scale", feature="a vault in S3 (--vault s3://...)")
         from botocore.config import Config

@@ -1,7 +1,7 @@
-"""PostgreSQL storage (psycopg 3): the `storage.Storage` interface for any number of
-service processes on one database.
+"""The PostgreSQL store (psycopg 3): the `store.Storage` interface for any number of
+service processes on one database (``--database``, the ``scale`` extra).
 
-The rows are SQLite's (store.py); the schema lives in ``pg_migrations/`` and is brought
+The rows are SQLite's (store_sqlite.py); the schema lives in ``pg_migrations/`` and is brought
 up to date by yoyo-migrations (`upgrade_schema`) when the service starts, under yoyo's
 lock, so processes starting together apply it once.
 
@@ -38,8 +38,8 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ...wire.protocol import FINAL_STATUSES, StatusType
-from .storage import StoreUnavailable
-from .store import User, document_record, key_hash, new_id, status_object
+from .records import User, document_record, key_hash, new_id, status_object
+from .store import StoreUnavailable
 
 __all__ = ["LATEST_STATUSES", "MIGRATIONS", "POOL_SIZE", "PgStore", "safe_url", "upgrade_schema"]
 

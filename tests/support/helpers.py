@@ -12,7 +12,7 @@ from typing import Any
 
 import requests
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 API = "/service/api"
 
 
@@ -124,12 +124,17 @@ def make_invoice_pdf(number: str = "INV-2024-0042", pages: int = 1, encrypt: boo
 
 
 def render_png(pdf: bytes, scale: float = 2.0) -> bytes:
+    """The PDF's first page as a PNG (scale 2: 144 dpi)."""
     import pypdfium2 as pdfium
 
-    page = pdfium.PdfDocument(pdf)[0]
-    buf = io.BytesIO()
-    page.render(scale=scale).to_pil().save(buf, format="PNG")
-    return buf.getvalue()
+    document = pdfium.PdfDocument(pdf)
+    try:
+        image = document[0].render(scale=scale).to_pil()
+    finally:
+        document.close()
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
 
 
 def to_jpeg(png: bytes) -> bytes:
