@@ -516,9 +516,7 @@ def _result_sink(to: ResultSink[T] | str | os.PathLike[str] | None, batch_name: 
     if isinstance(to, str | os.PathLike):
         writer = ", ".join([json.dumps(os.fspath(to), ensure_ascii=False), *name])
         raise TypeError(f"extract_many(to=PATH{', batch_name=NAME' if name else ''}) is gone:"
-                        f" pass the dataset's sink, to=st.frames.DatasetWriter({writer}) (add"
-                        ' errors="ignore" to keep going past a malformed result, as to=PATH'
-                        " did)")
+                        f" pass the dataset's sink, to=st.frames.DatasetWriter({writer})")
     if name:
         raise TypeError("extract_many(batch_name=NAME) is gone: the sink names the batch, "
                         f"to=st.frames.DatasetWriter(path, {name[0]})")

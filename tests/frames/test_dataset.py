@@ -53,6 +53,24 @@ def test_read_back_gives_the_frames_of_the_results(results: list[dict[str, Any]]
     assert ds.fields()["batch"].tolist() == ["b1"] * len(ds.fields())
 
 
+def test_a_streaming_writer_leaves_a_malformed_piece_na_and_keeps_the_part(
+        results: list[dict[str, Any]], tmp_path: Path) -> None:
+    # What extract_many(to=DatasetWriter(...)) does with a broken result: its part (and
+    # the run) go on, where errors="raise" loses them.
+    broken = json.loads(json.dumps(results[:4]))
+    broken[1]["extracted_targets"][0]["extracted_values"] = "not a list"
+    writer = frames.DatasetWriter(tmp_path, "b", results_per_part=4)
+    for r in broken:
+        writer.add(r)
+    ds = writer.close()
+    pd.testing.assert_frame_equal(ds.fields().drop(columns="batch"),
+                                  frames.fields(broken, errors="ignore"))
+    with pytest.raises(frames.FramesError):
+        strict = frames.DatasetWriter(tmp_path, "strict", results_per_part=4, errors="raise")
+        for r in broken:
+            strict.add(r)
+
+
 def test_messy_results_round_trip(tmp_path: Path) -> None:
     handwritten = json.loads((FIXTURES / "handwritten.json").read_text(encoding="utf-8"))
     ds = frames.write_dataset(handwritten, tmp_path, "h", errors="ignore")

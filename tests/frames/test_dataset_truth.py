@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from servicetools import audit, frames
-from servicetools.analysis.audit.figures_sql import exact_mean
-from servicetools.analysis.audit.shift_sql import aligned
+from servicetools.analysis.audit.grouped_dataset import exact_sum
+from servicetools.analysis.audit.shift import aligned
 from servicetools.analysis.audit.significance import ks_counts, mann_whitney_counts
 
 SETTINGS = settings(max_examples=8, deadline=None,
@@ -143,7 +143,7 @@ def in_memory(ds: frames.Dataset) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 #: Means of confidences: pandas adds a group's values in row order (Kahan's sum), the
 #: dataset path its distinct values times their counts, each within an ulp or two of the
-#: exact sum (`figures_sql`); every other column is equal to the last bit.
+#: exact sum (`grouped_dataset.exact_sum`); every other column is equal to the last bit.
 MEANS = ("confidence_before", "confidence_after", "confidence_shift", "confidence_a",
          "confidence_b", "confidence_delta")
 
@@ -261,11 +261,11 @@ def test_the_tests_from_counts_are_the_tests_of_the_samples(x: list[float],
                    for g, w in zip(got, want, strict=True))
 
 
-def test_a_mean_from_counts_is_the_sum_rounded_once() -> None:
+def test_a_sum_from_counts_is_the_sum_rounded_once() -> None:
     # 0.1 * 3 + 0.7 is 1.0 exactly in decimals; the doubles' exact sum rounds to 1.0.
-    assert exact_mean(np.array([0.1, 0.7]), np.array([3, 1])) == 0.25
-    assert math.isnan(exact_mean(np.zeros(0), np.zeros(0, dtype=np.int64)))
-    assert exact_mean(np.array([0.5, math.inf]), np.array([1, 1])) == math.inf
+    assert exact_sum(np.array([0.1, 0.7]), np.array([3, 1])) == 1.0
+    assert exact_sum(np.zeros(0), np.zeros(0, dtype=np.int64)) == 0.0
+    assert exact_sum(np.array([0.5, math.inf]), np.array([1, 1])) == math.inf
 
 
 # -- grade, accuracy, calibration, thresholds ------------------------------------------------

@@ -21,30 +21,34 @@ expected values, or the corrections ledger of the review widgets):
 
 Every function takes frames from `servicetools.frames` or anything those converters
 take (then it converts), or a `frames.Dataset` (then DuckDB aggregates the Parquet
-files and the result is the same frame; the ``*_sql`` modules). Missing confidences are
-left out of confidence statistics, never counted as zero.
+files, and the result is the same frame). Each audit is written once: it asks its source
+(`sources`) for per-group statistics (`grouped`), which pandas computes over the frames
+(`grouped_frames`) and DuckDB over the files (`grouped_dataset`), and makes its frame
+from them. Missing confidences are left out of confidence statistics, never counted as
+zero.
 
 The modules, in reading order (the functions above are re-exported here):
 
 =================  ===============================================================
 `arguments`        checks of thresholds and target names, with messages that say how
 `normalisation`    `normalize`, `parse_date`, `parse_amount`: values as compared
+`labels`           the target label of a value, from its parts (the one rule)
 `work`             the work frame: fields and cells stacked, labelled by target
+`workview`         the same for a dataset: DuckDB's ``work`` view of its files
+`grouped`          per-group statistics, what every source gives every audit
+`grouped_frames`   those statistics of frames in memory (pandas)
+`grouped_dataset`  those statistics of a dataset (DuckDB)
+`ground_truth`     `truth`, and the corrections ledger read as truth
+`matching`         documents matched to their truth by path suffix
+`graded_rows`      the rows of a dataset that a grade against the truth reads
+`sources`          frames or a dataset, as the source an audit reads
 `summaries`        `scorecard`, `failures`, `documents`
 `significance`     `mann_whitney`, `ks_2samp`
 `shift`            `drift`
-`ground_truth`     `truth`, and the corrections ledger read as truth
-`matching`         documents matched to their truth by path suffix
 `grading`          `grade`, `accuracy`, and the steps the other measures share
 `reliability`      `calibration` and its `Calibration`
 `automation`       `thresholds` and its `Thresholds`
 `comparison`       `compare`
-`pushdown`         what the audits share when given a `frames.Dataset` (DuckDB)
-`summaries_sql`    `scorecard`, `failures`, `documents` of a dataset, in SQL
-`figures_sql`      per target figures of a dataset side of `drift` and `compare`
-`shift_sql`        `drift` of two datasets: counts of distinct confidences, not values
-`grading_sql`      the rows of a dataset that a grade against the truth reads
-`comparison_sql`   `compare` of two datasets on the documents they share
 =================  ===============================================================
 
 >>> import pandas as pd

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import comparison_sql
-from .grading import accuracy
+from . import ground_truth
+from .grading import accuracy, grade_work
 from .matching import document_matcher
 from .normalisation import DEFAULT_NORMALIZE, Normalize
-from .pushdown import frames_of, is_dataset
-from .summaries import scorecard
-from .work import By, empty_summary, work_frame
+from .sources import source
+from .summaries import SCORECARD_COLUMNS, scorecard_frame
+from .work import By, empty_summary
 
 __all__ = ["COMPARE_COLUMNS", "compare"]
 
@@ -33,20 +32,29 @@ def compare(a: Any, b: Any, truth: Any = None, *,
     ``truth`` (NaN without). Targets are matched by name, so two versions of a
     configuration compare even when their target ids differ.
 
-    ``a`` and ``b`` may be `frames.Dataset` sides (``ds.select("monday")``): when both
-    are, DuckDB aggregates them over the shared documents (`comparison_sql`) and only
-    the rows a grade against ``truth`` reads are fetched; a lone dataset is read into
-    frames.
+    ``a`` and ``b`` may be `frames.Dataset` sides (``ds.select("monday")``): DuckDB
+    aggregates them over the shared documents, and only the rows a grade against
+    ``truth`` reads are fetched.
     """
-    if is_dataset(a) and is_dataset(b):
-        card_a, card_b, accuracies = comparison_sql.compare_parts(
-            a, b, truth, normalize=normalize, by=by)
-    else:
-        card_a, card_b, accuracies = _compare_parts(frames_of(a), frames_of(b), truth,
-                                                    normalize, by)
-    index = card_a.index.append(card_b.index.difference(card_a.index, sort=False))
-    if len(index) == 0:
-        return empty_summary(COMPARE_COLUMNS, by)
+    with source(a, None, "compare") as side_a, source(b, None, "compare") as side_b:
+        keys = side_a.keys(by, "compare", names_only=True)
+        side_b.keys(by, "compare", names_only=True)
+        # a's documents that match one of b's, and b's documents so matched.
+        match = document_matcher(side_b.document_names())
+        matched = {name: match(name) for name in side_a.document_names()}
+        shared_a = side_a.shared([n for n, found in matched.items() if found is not None])
+        shared_b = side_b.shared({found for found in matched.values() if found is not None})
+        card_a, card_b = (empty_summary(SCORECARD_COLUMNS, by) if side.empty
+                          else scorecard_frame(side.values(keys, conditions=False))
+                          for side in (shared_a, shared_b))
+        index = card_a.index.append(card_b.index.difference(card_a.index, sort=False))
+        if len(index) == 0:
+            return empty_summary(COMPARE_COLUMNS, by)
+        accuracies = None
+        if truth is not None:
+            expected = ground_truth.truth(truth)
+            accuracies = [accuracy(grade_work(side.graded_work(expected), expected, normalize),
+                                   by=by) for side in (shared_a, shared_b)]
     ca, cb = card_a.reindex(index), card_b.reindex(index)
     out = pd.DataFrame({
         "n_a": ca["n_values"].fillna(0).astype(np.int64),
@@ -58,31 +66,11 @@ def compare(a: Any, b: Any, truth: Any = None, *,
     out["confidence_delta"] = out["confidence_b"] - out["confidence_a"]
     out["failure_rate_delta"] = out["failure_rate_b"] - out["failure_rate_a"]
     out["fill_rate_delta"] = out["fill_rate_b"] - out["fill_rate_a"]
-    if truth is not None:
-        acc_a, acc_b = accuracies()
-        out["accuracy_a"] = acc_a["accuracy"].reindex(index)
-        out["accuracy_b"] = acc_b["accuracy"].reindex(index)
+    if accuracies is not None:
+        out["accuracy_a"] = accuracies[0]["accuracy"].reindex(index)
+        out["accuracy_b"] = accuracies[1]["accuracy"].reindex(index)
     else:
         out["accuracy_a"] = np.nan
         out["accuracy_b"] = np.nan
     out["accuracy_delta"] = out["accuracy_b"] - out["accuracy_a"]
     return out[list(COMPARE_COLUMNS)]
-
-
-def _compare_parts(a: Any, b: Any, truth: Any, normalize: Normalize, by: By
-                   ) -> tuple[pd.DataFrame, pd.DataFrame,
-                              Callable[[], tuple[pd.DataFrame, pd.DataFrame]]]:
-    """Each side's scorecard over the shared documents, and the function that gives
-    each side's accuracy against ``truth``."""
-    work_a, work_b = work_frame(a), work_frame(b)
-    match = document_matcher(work_b["document_name"].dropna().astype(str))
-    in_b = work_a["document_name"].map(match)
-    shared_b = set(in_b.dropna())
-    work_a = work_a.loc[in_b.notna()]
-    work_b = work_b.loc[work_b["document_name"].isin(shared_b)]
-
-    def accuracies() -> tuple[pd.DataFrame, pd.DataFrame]:
-        return (accuracy(work_a, truth, normalize=normalize, by=by),
-                accuracy(work_b, truth, normalize=normalize, by=by))
-
-    return scorecard(work_a, by=by), scorecard(work_b, by=by), accuracies

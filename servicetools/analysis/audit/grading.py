@@ -10,15 +10,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import frames
 from ..frames.dtypes import observed
-from . import grading_sql, ground_truth
-from .matching import document_matcher
+from . import ground_truth
+from .matching import document_matcher, truth_documents
 from .normalisation import DEFAULT_NORMALIZE, Normalize, normalize_series
-from .pushdown import is_dataset
-from .work import By, categorical_names, cell_labels, group_keys, work_frame
+from .sources import source
+from .work import By, categorical_names, group_keys, target_labels
 
 __all__ = [
     "ACCURACY_COLUMNS",
@@ -56,26 +57,18 @@ def grade(data: Any, truth: Any, *, cells: pd.DataFrame | None = None,
 
     ``data`` may be a `frames.Dataset`: DuckDB finds the rows of the documents the
     truth covers (or the values a ledger names) and only those are read
-    (`grading_sql`); the grade is the one of the dataset's frames.
+    (`graded_rows`); the grade is the one of the dataset's frames.
     """
     expected = ground_truth.truth(truth)
-    if is_dataset(data):
-        if cells is not None:
-            raise TypeError("a dataset holds its cells: leave cells out")
-        con = data.connect()
-        try:
-            work = grading_sql.truth_work(con, expected)
-        finally:
-            con.close()
-    else:
-        work = work_frame(data, cells)
+    with source(data, cells, "grade") as found:
+        work = found.graded_work(expected)
     return grade_work(work, expected, normalize)
 
 
 def grade_work(work: pd.DataFrame, expected: pd.DataFrame,
                normalize: Normalize = DEFAULT_NORMALIZE) -> pd.DataFrame:
     """`grade` of a work frame against ``expected`` (`ground_truth.truth`)."""
-    if grading_sql.is_ledger(expected):
+    if ground_truth.is_ledger(expected):
         graded = _grade_ledger(work, expected)
     else:
         graded = _grade_truth(work, expected)
@@ -95,7 +88,7 @@ def _grade_dtypes(graded: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
     # Text categories even when there are none (an empty grade has the dtypes of a full one).
     out["target"] = pd.Categorical(out["target"].astype(object),
                                    categories=pd.Index(order, dtype=frames.STRING))
-    extraction_order = {e: i for i, e in enumerate(dict.fromkeys(work["extraction_id"]))}
+    extraction_order = {e: i for i, e in enumerate(pd.unique(work["extraction_id"]))}
     out = out.assign(
         _e=out["extraction_id"].map(extraction_order).astype(float),
         _k=(out["kind"] != "field").astype(int), _t=out["target"].cat.codes,
@@ -135,10 +128,16 @@ def _records(work: pd.DataFrame) -> pd.Series:
 def _grade_truth(work: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
     match = document_matcher(expected["document"].dropna().astype(str))
     work = work.copy()
-    names = work["document_name"].astype(object)
-    # A Batch may name documents differently from the extraction: try both names.
-    work["document"] = names.map(match).fillna(
-        work["extraction_name"].astype(object).map(match))
+    # Matched once per distinct pair of names (a million values name a few documents).
+    documents = work["document_name"].astype("category").array
+    extractions = work["extraction_name"].astype("category").array
+    width = len(extractions.categories) + 1
+    codes, pairs = pd.factorize((np.asarray(documents.codes, dtype=np.int64) + 1) * width
+                                + np.asarray(extractions.codes, dtype=np.int64) + 1)
+    names = [None, *documents.categories], [None, *extractions.categories]
+    found = np.array(truth_documents(match, [names[0][k // width] for k in pairs],
+                                     [names[1][k % width] for k in pairs]), dtype=object)
+    work["document"] = found[codes] if len(codes) else np.array([], dtype=object)
     work = work.loc[work["document"].notna()]
     extractions = work[["extraction_id", "document"]].astype(object).drop_duplicates()
     parts = []
@@ -188,7 +187,7 @@ def _cell_targets(both: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
     missing = both["header"].isna()
     both.loc[missing, "header"] = [head_of.get((t, c)) for t, c in zip(
         both.loc[missing, "target_name"], both.loc[missing, "column"], strict=True)]
-    labels = cell_labels(both)
+    labels = target_labels(both, "cell")
     both["target"] = labels
     return both
 

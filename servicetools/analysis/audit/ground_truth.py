@@ -18,7 +18,7 @@ import pandas as pd
 from .. import frames
 from .work import categorical_names
 
-__all__ = ["TRUTH_COLUMNS", "latest_entries", "truth"]
+__all__ = ["TRUTH_COLUMNS", "is_ledger", "latest_entries", "truth"]
 
 TRUTH_COLUMNS: tuple[str, ...] = (
     "document", "kind", "target_name", "value_index", "table_index", "page", "row", "record",
@@ -66,6 +66,12 @@ def truth(source: Any) -> pd.DataFrame:
         return _truth_from_table(pd.DataFrame(items))
     raise TypeError(f"cannot read ground truth from a {type(source).__name__}")
 
+
+
+def is_ledger(expected: pd.DataFrame) -> bool:
+    """Whether expected values (`truth`) are a corrections ledger: `grade` then grades
+    each entry against the value it corrected."""
+    return bool(len(expected)) and bool((expected["source"] == "ledger").all())
 
 
 def _truth_paths(source: str | os.PathLike[str]) -> list[Path]:

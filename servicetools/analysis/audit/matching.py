@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["base_name", "document_matcher"]
+__all__ = ["base_name", "document_matcher", "truth_documents"]
 
 
 def _parts(name: str) -> tuple[str, ...]:
@@ -57,3 +57,12 @@ def document_matcher(candidates: Iterable[str]) -> Callable[[Any], str | None]:
         return cache[name]
 
     return match
+
+
+def truth_documents(match: Callable[[Any], str | None], document_names: Iterable[Any],
+                    extraction_names: Iterable[Any]) -> list[str | None]:
+    """The truth document (``match``, a `document_matcher`) of each pair of a document
+    name and an extraction name: the document name's match, else the extraction name's
+    (a `Batch` may name a document apart from its extraction)."""
+    return [match(document) or match(extraction)
+            for document, extraction in zip(document_names, extraction_names, strict=True)]

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from . import shift_sql
-from .pushdown import frames_of, is_dataset
-from .significance import ks_2samp, mann_whitney
-from .summaries import scorecard
-from .work import By, empty_summary, group_keys, work_frame
+from .grouped import ValueGroups
+from .significance import ks_counts, mann_whitney_counts
+from .sources import source
+from .summaries import SCORECARD_COLUMNS, scorecard_frame
+from .work import By, empty_summary
 
-__all__ = ["DRIFT_COLUMNS", "drift"]
+__all__ = ["DRIFT_COLUMNS", "aligned", "drift"]
 
 DRIFT_COLUMNS: tuple[str, ...] = (
     "n_before", "n_after", "confidence_before", "confidence_after", "confidence_shift",
@@ -32,45 +31,28 @@ def drift(before: Any, after: Any, *, test: Literal["mannwhitney", "ks"] = "mann
     a Kolmogorov-Smirnov test (`ks_2samp`) of the two confidence samples;
     ``significant`` is ``p_value < alpha``. Fill and failure rates are as in `scorecard`;
     ``*_change`` is after minus before. Each side is frames or anything `frames.fields`
-    takes, or a `frames.Dataset` (``ds.select("monday")``): when both are, DuckDB
-    aggregates them (`shift_sql`) and no value comes into Python, only counts per
-    target and distinct confidence; a lone dataset is read into frames.
+    takes, or a `frames.Dataset` (``ds.select("monday")``), aggregated by DuckDB: no
+    value comes into Python, only counts per target and distinct confidence (both tests
+    depend on a sample only through them).
     """
     if test not in ("mannwhitney", "ks"):
         raise ValueError("test must be 'mannwhitney' or 'ks'")
-    if is_dataset(before) and is_dataset(after):
-        parts = shift_sql.drift_parts(before, after, test=test, by=by)
-    else:
-        parts = _drift_parts(frames_of(before), frames_of(after), test, by)
-    return _drift_frame(*parts, alpha=alpha, by=by)
-
-
-def _drift_parts(before: Any, after: Any, test: str, by: By
-                 ) -> tuple[pd.DataFrame, pd.DataFrame, Callable[[Any], tuple[float, float]]]:
-    """Each side's scorecard, and the test of a group's two confidence samples."""
-    work_before, work_after = work_frame(before), work_frame(after)
-    keys = group_keys(by)
-    samples_before = _samples(work_before, keys)
-    samples_after = _samples(work_after, keys)
-    run = mann_whitney if test == "mannwhitney" else ks_2samp
-
-    def statistic(key: Any) -> tuple[float, float]:
-        return run(samples_before.get(key, ()), samples_after.get(key, ()))
-
-    return scorecard(work_before, by=by), scorecard(work_after, by=by), statistic
-
-
-def _drift_frame(card_before: pd.DataFrame, card_after: pd.DataFrame,
-                 statistic: Callable[[Any], tuple[float, float]], *, alpha: float, by: By
-                 ) -> pd.DataFrame:
-    """The drift table from each side's scorecard (``confidence_n``,
-    ``confidence_mean``, ``fill_rate``, ``pass_rate``) and the test of a group's two
-    confidence samples."""
+    sides = []
+    for data in (before, after):
+        with source(data, None, "drift") as side:
+            keys = side.keys(by, "drift", names_only=True)
+            sides.append(None if side.empty else side.values(keys, conditions=False))
+    first, second = sides
+    card_before, card_after = (empty_summary(SCORECARD_COLUMNS, by) if s is None
+                               else scorecard_frame(s) for s in sides)
     index = card_before.index.append(card_after.index.difference(card_before.index,
                                                                  sort=False))
     if len(index) == 0:
         return empty_summary(DRIFT_COLUMNS, by)
-    stats = [statistic(k) for k in index]
+    run = mann_whitney_counts if test == "mannwhitney" else ks_counts
+    samples_before, samples_after = _samples(first), _samples(second)
+    stats = [run(*aligned(samples_before.get(k, _NONE), samples_after.get(k, _NONE)))
+             for k in index]
     b, a = card_before.reindex(index), card_after.reindex(index)
     out = pd.DataFrame({
         "n_before": b["confidence_n"].fillna(0).astype(np.int64),
@@ -92,8 +74,39 @@ def _drift_frame(card_before: pd.DataFrame, card_after: pd.DataFrame,
     return out[list(DRIFT_COLUMNS)]
 
 
-def _samples(work: pd.DataFrame, keys: list[str]) -> dict[Any, np.ndarray]:
-    out: dict[Any, np.ndarray] = {}
-    for key, group in work.groupby(keys, observed=True):
-        out[key if len(keys) > 1 else key[0]] = group["confidence"].to_numpy(dtype=float)
-    return out
+_NONE = (np.zeros(0, dtype=float), np.zeros(0, dtype=np.int64))
+
+
+def _samples(groups: ValueGroups | None) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+    """Each group's distinct confidences and their counts, by the group's key (a tuple
+    for several keys)."""
+    if groups is None:
+        return {}
+    keys = groups.keys
+    found = groups.confidences
+    bounds = np.searchsorted(found["group"].to_numpy(np.int64),
+                             np.arange(len(groups.groups) + 1), side="left")
+    values = found["confidence"].to_numpy(float)
+    counts = found["n"].to_numpy(np.int64)
+    labels = zip(*(groups.groups[k].tolist() for k in keys), strict=True)
+    return {(label if len(keys) > 1 else label[0]): (values[a:b], counts[a:b])
+            for label, a, b in zip(labels, bounds[:-1], bounds[1:], strict=True)}
+
+
+def aligned(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Two samples' (distinct values, counts) as counts over the distinct values of
+    both, ascending; infinite values left out, as the tests leave them out.
+
+    >>> aligned((np.array([0.2, 0.5]), np.array([3, 1])), (np.array([0.5, 0.9]), np.array([2, 2])))
+    (array([3, 1, 0]), array([0, 2, 2]))
+    """
+    (vx, cx), (vy, cy) = x, y
+    keep_x, keep_y = np.isfinite(vx), np.isfinite(vy)
+    vx, cx, vy, cy = vx[keep_x], cx[keep_x], vy[keep_y], cy[keep_y]
+    uniques, inverse = np.unique(np.concatenate([vx, vy]), return_inverse=True)
+    in_x = np.zeros(len(uniques), dtype=np.int64)
+    in_y = np.zeros(len(uniques), dtype=np.int64)
+    in_x[inverse[:len(vx)]] = cx
+    in_y[inverse[len(vx):]] = cy
+    return in_x, in_y

@@ -1,18 +1,33 @@
-"""Summaries of extracted data, no truth needed: `scorecard`, `failures`, `documents`."""
+"""Summaries of extracted data, no truth needed: `scorecard`, `failures`, `documents`.
+
+Each asks its source (frames, or a `frames.Dataset`: `sources`) for per-group
+statistics (`grouped`) and makes its frame from them here, whichever the source: the
+rules of the figures (what a fill rate divides by, how many documents a target is
+counted over, which condition tops a group, how groups and rows sort) are these
+functions'.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .. import frames
+from ..frames.dtypes import STRING
 from .arguments import check_rate
 from .ground_truth import latest_entries
-from .pushdown import is_dataset
-from .work import By, categorical_names, empty_summary, group_keys, work_frame
+from .grouped import (
+    ExtractionGroups,
+    FailureGroups,
+    ValueGroups,
+    confidence_figures,
+    group_order,
+    group_positions,
+)
+from .sources import source
+from .work import By, categorical_names, empty_summary, group_keys
 
 __all__ = [
     "DOCUMENT_COLUMNS",
@@ -22,6 +37,7 @@ __all__ = [
     "documents",
     "failures",
     "scorecard",
+    "scorecard_frame",
 ]
 
 SCORECARD_COLUMNS: tuple[str, ...] = (
@@ -38,102 +54,91 @@ def scorecard(fields: Any, cells: pd.DataFrame | None = None, *, threshold: floa
     ``n_documents`` counts the extractions whose configuration has the target;
     ``fill_rate`` is, for a field, the share of those with a non-blank value, and for a
     table column the share of its cells that are not blank (NaN for a group of both,
-    ``by="configuration_name"``). ``share_below`` is the share
-    of values (with a confidence) under ``threshold``; ``pass_rate`` the share passing
-    validation. ``correction_rate`` is the share of values whose ``value_id`` the
-    ``corrections`` ledger changed (NaN without a ledger). ``targets`` (`frames.targets`)
-    adds extractions in which a target has no value at all to the denominators.
+    ``by="configuration_name"``: one is per document, the other per cell).
+    ``share_below`` is the share of values (with a confidence) under ``threshold``;
+    ``pass_rate`` the share passing validation. ``correction_rate`` is the share of values
+    whose ``value_id`` the ``corrections`` ledger changed (NaN without a ledger).
+    ``targets`` (`frames.targets`) adds extractions in which a target has no value at all
+    to the denominators.
 
     A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
-    if is_dataset(fields):
-        from . import summaries_sql  # it imports this module: imported when first needed
-
-        return summaries_sql.scorecard(fields, cells, threshold=threshold,
-                                       corrections=corrections, targets=targets, by=by)
     check_rate("threshold", threshold)
-    work = work_frame(fields, cells)
-    keys = group_keys(by)
-    if work.empty:
-        return empty_summary(SCORECARD_COLUMNS, by)
-    g = work.groupby(keys, observed=True, sort=True)
-    conf = g["confidence"]
-    quantiles = conf.quantile([0.1, 0.5, 0.9]).unstack()
-    index = g.size().index  # every part below aligns to it (some parts may be empty)
-    out = pd.DataFrame(index=index, data={
-        "kind": g["kind"].first(),
-        "target_name": g["target_name"].first(),
-        "header": g["header"].first(),
-        "n_documents": _documents_per_group(work, keys, targets),
-        "n_values": g.size(),
-        "fill_rate": _fill_rates(work, keys, targets),
-        "confidence_n": conf.count(),
-        "confidence_mean": conf.mean(),
-        "confidence_min": conf.min(),
-        "confidence_p10": quantiles[0.1] if len(quantiles) else np.nan,
-        "confidence_p50": quantiles[0.5] if len(quantiles) else np.nan,
-        "confidence_p90": quantiles[0.9] if len(quantiles) else np.nan,
-        "share_below": (work["confidence"] < threshold).groupby(
-            [work[k] for k in keys], observed=True).sum() / conf.count().replace(0, np.nan),
-        "pass_rate": g["passed"].mean().astype(float),
-        "n_failed": (work["passed"] == False).fillna(False).groupby(  # noqa: E712
-            [work[k] for k in keys], observed=True).sum().astype(np.int64),
-        "top_condition": _top_conditions(work, keys),
-        "correction_rate": _correction_rates(work, keys, corrections),
-    })
-    out["n_documents"] = out["n_documents"].fillna(0).astype(np.int64)
-    out["confidence_n"] = out["confidence_n"].astype(np.int64)
+    with source(fields, cells, "scorecard") as data:
+        keys = data.keys(by, "scorecard")
+        if data.empty:
+            return empty_summary(SCORECARD_COLUMNS, by)
+        corrected = corrected_ids(corrections) if corrections is not None else None
+        groups = data.values(keys, corrected=corrected, pairs=targets)
+    return scorecard_frame(groups, threshold, corrections=corrections is not None)
+
+
+def scorecard_frame(groups: ValueGroups, threshold: float | None = None, *,
+                    corrections: bool = False) -> pd.DataFrame:
+    """The scorecard of a source's `grouped.ValueGroups` (`drift` and `compare` read
+    each side's)."""
+    g = groups.groups
+    figures = confidence_figures(groups.confidences, len(g), threshold)
+    n_values = g["n_values"].to_numpy(np.int64)
+    n_fields = g["n_fields"].to_numpy(np.int64)
+    n_documents = _documents_per_group(groups)
+    n = figures["n"]
+    judged = g["n_judged"].to_numpy(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # A field's fill rate is over the documents whose configuration has it, a
+        # column's over its cells; a group of both has none.
+        per_document = g["n_found"].to_numpy(float) / np.where(n_documents > 0, n_documents,
+                                                                np.nan)
+        per_cell = g["n_cells_filled"].to_numpy(float) / (n_values - n_fields)
+        columns: dict[str, np.ndarray] = {
+            "kind": g["kind"].to_numpy(object),
+            "target_name": g["target_name"].to_numpy(object),
+            "header": g["header"].to_numpy(object),
+            "n_documents": n_documents,
+            "n_values": n_values,
+            "fill_rate": np.where(n_fields == n_values, per_document,
+                                  np.where(n_fields == 0, per_cell, np.nan)),
+            "confidence_n": n,
+            "confidence_mean": g["confidence_sum"].to_numpy(float) / np.where(n > 0, n, np.nan),
+            "confidence_min": figures["min"],
+            "confidence_p10": figures["p10"],
+            "confidence_p50": figures["p50"],
+            "confidence_p90": figures["p90"],
+            "share_below": (figures["below"] / np.where(n > 0, n, np.nan)
+                            if "below" in figures else np.full(len(g), np.nan)),
+            "pass_rate": g["n_passed"].to_numpy(float) / np.where(judged > 0, judged, np.nan),
+            "n_failed": g["n_failed"].to_numpy(np.int64),
+            "top_condition": _top_conditions(groups),
+            "correction_rate": (g["n_corrected"].to_numpy(float) / n_values if corrections
+                                else np.full(len(g), np.nan)),
+        }
+    order, index = group_order(g, groups.keys, groups.levels)
+    out = pd.DataFrame({name: values[order] for name, values in columns.items()}, index=index)
     for name in ("kind", "target_name", "header", "top_condition"):
         out[name] = categorical_names(out[name].to_numpy(dtype=object))
     return out[list(SCORECARD_COLUMNS)]
 
 
-def _extractions_per_configuration(work: pd.DataFrame, targets: pd.DataFrame | None
-                                   ) -> pd.Series:
-    pairs = work[["configuration_id", "extraction_id"]]
-    if targets is not None and len(targets):
-        pairs = pd.concat([pairs, pd.DataFrame({
-            "configuration_id": targets["configuration_id"].astype(object).to_numpy(),
-            "extraction_id": targets["extraction_id"].astype(object).to_numpy()})])
-    pairs = pairs.astype(object).fillna("").drop_duplicates()
-    return pairs.groupby("configuration_id").size()
+def _documents_per_group(groups: ValueGroups) -> np.ndarray:
+    """The extractions of each configuration a group's values come from, added up."""
+    found = groups.configurations
+    per = found["configuration"].map(groups.extractions).fillna(0).to_numpy(np.int64)
+    out = np.zeros(len(groups.groups), dtype=np.int64)
+    np.add.at(out, found["group"].to_numpy(np.int64), per)
+    return out
 
 
-def _documents_per_group(work: pd.DataFrame, keys: list[str], targets: pd.DataFrame | None
-                         ) -> pd.Series:
-    per_config = _extractions_per_configuration(work, targets)
-    configs = work[keys].copy()
-    # A column of its own: by="configuration_id" keeps its key (NA too) apart.
-    configs["_configuration"] = work["configuration_id"].astype(object).fillna("")
-    configs = configs.drop_duplicates()
-    configs["n"] = configs["_configuration"].map(per_config).fillna(0)
-    return configs.groupby(keys, observed=True)["n"].sum()
-
-
-def _fill_rates(work: pd.DataFrame, keys: list[str], targets: pd.DataFrame | None
-                ) -> pd.Series:
-    is_field = work["kind"] == "field"
-    cells = work.loc[~is_field].groupby(keys, observed=True)["filled"].mean()
-    fields = work.loc[is_field]
-    groups = fields.groupby(keys, observed=True).size().index
-    found = fields.loc[fields["filled"]].drop_duplicates(keys + ["extraction_id"]).groupby(
-        keys, observed=True).size().reindex(groups, fill_value=0)
-    documents = _documents_per_group(work, keys, targets).reindex(groups)
-    rates = found / documents.replace(0, np.nan)
-    if not len(cells):
-        return rates
-    both = pd.concat([rates, cells])
-    # A group of fields and cells (by="configuration_name") has no one fill rate: NaN.
-    return both.loc[~both.index.duplicated(keep=False)]
-
-
-def _top_conditions(work: pd.DataFrame, keys: list[str]) -> pd.Series:
-    failed = work.loc[work["condition"].notna(), keys + ["condition"]]
-    if failed.empty:
-        return pd.Series(dtype=object)
-    counts = failed.groupby(keys + ["condition"], observed=True).size().rename("n")
-    counts = counts.reset_index().sort_values("n", ascending=False, kind="stable")
-    return counts.drop_duplicates(keys).set_index(keys)["condition"]
+def _top_conditions(groups: ValueGroups) -> np.ndarray:
+    """Each group's most frequent failed condition; a tie goes to the first seen."""
+    out = np.full(len(groups.groups), None, dtype=object)
+    counted = groups.conditions
+    if len(counted):
+        rank = counted["condition"].map(groups.condition_ranks).to_numpy(dtype=np.int64)
+        order = np.lexsort((rank, -counted["n"].to_numpy(np.int64),
+                            counted["group"].to_numpy(np.int64)))
+        top = counted.iloc[order].drop_duplicates("group")
+        out[top["group"].to_numpy(np.int64)] = top["condition"].to_numpy(dtype=object)
+    return out
 
 
 def corrected_ids(corrections: pd.DataFrame) -> set[Any]:
@@ -143,14 +148,6 @@ def corrected_ids(corrections: pd.DataFrame) -> set[Any]:
     changed = ledger["old_value"].astype(object).fillna("") != ledger["new_value"].astype(
         object).fillna("")
     return set(ledger.loc[changed, "value_id"].dropna())
-
-
-def _correction_rates(work: pd.DataFrame, keys: list[str], corrections: pd.DataFrame | None
-                      ) -> pd.Series:
-    if corrections is None:
-        return pd.Series(np.nan, index=work.groupby(keys, observed=True).size().index)
-    corrected = work["value_id"].isin(corrected_ids(corrections))
-    return corrected.groupby([work[k] for k in keys], observed=True).mean()
 
 
 FAILURE_COLUMNS: tuple[str, ...] = ("kind", "n", "share", "n_documents", "examples",
@@ -168,60 +165,44 @@ def failures(fields: Any, cells: pd.DataFrame | None = None, *, examples: int = 
 
     A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
-    if is_dataset(fields):
-        from . import summaries_sql
-
-        return summaries_sql.failures(fields, cells, examples=examples, by=by)
-    work = work_frame(fields, cells)
+    if examples < 0:
+        raise ValueError(f"examples is a number of examples, 0 or more, not {examples!r}")
     keys = group_keys(by)
-    index_names = keys + ["condition"]
-    if work.empty:
-        out = empty_summary(FAILURE_COLUMNS, index_names)
-        return out
-    totals = work.groupby(keys, observed=True).size()
-    failed = work.loc[(work["passed"] == False).fillna(False)]  # noqa: E712
-    failed = failed.loc[failed["messages"].map(
-        lambda m: isinstance(m, tuple | list | np.ndarray) and len(m) > 0)]
-    records: list[dict[str, Any]] = []
-    for row in failed.itertuples(index=False):
-        value = row.value if isinstance(row.value, str) else None
-        for message in dict.fromkeys(row.messages):  # a message twice is one condition
-            if isinstance(message, str):
-                rec = {k: getattr(row, k) for k in keys}
-                rec.update(kind=row.kind, condition=frames.condition(message, value),
-                           value=value, extraction_id=row.extraction_id,
-                           document_name=row.document_name)
-                records.append(rec)
-    if not records:
+    index_names = [*keys, "condition"]
+    with source(fields, cells, "failures") as data:
+        keys = data.keys(by, "failures")
+        if data.empty:
+            return empty_summary(FAILURE_COLUMNS, index_names)
+        groups = data.failures(keys, examples)
+    return _failures_frame(groups, index_names)
+
+
+def _failures_frame(groups: FailureGroups, index_names: Sequence[str]) -> pd.DataFrame:
+    keys = groups.keys
+    found = groups.rows
+    if found.empty:  # failures, but none with every key (by="header": fields have none)
         return empty_summary(FAILURE_COLUMNS, index_names)
-    exploded = pd.DataFrame(records)
-    for k in keys:
-        if isinstance(work[k].dtype, pd.CategoricalDtype):
-            exploded[k] = pd.Categorical(exploded[k], categories=work[k].cat.categories)
-    rows = []
-    for group_key, group in exploded.groupby(index_names, observed=True, sort=True):
-        key_tuple = group_key if isinstance(group_key, tuple) else (group_key,)
-        target_key = key_tuple[:-1] if len(keys) > 1 else key_tuple[0]
-        # A missing value (NaN in the frame of records) is no example.
-        common = Counter(v for v in group["value"] if isinstance(v, str)).most_common(examples)
-        docs = list(dict.fromkeys(d for d in group["document_name"] if isinstance(d, str)))
-        rows.append({**dict(zip(index_names, key_tuple, strict=True)),
-                     "kind": group["kind"].iloc[0], "n": len(group),
-                     "share": len(group) / totals.loc[target_key],
-                     "n_documents": group["extraction_id"].nunique(),
-                     "examples": tuple(v for v, _ in common),
-                     "documents": tuple(docs[:examples])})
-    if not rows:  # failures, but none with every key (by="header": fields have none)
-        return empty_summary(FAILURE_COLUMNS, index_names)
-    out = pd.DataFrame(rows)
-    order = {k: i for i, k in enumerate(totals.index)}
-    out["_order"] = [order.get(tuple(r[k] for k in keys) if len(keys) > 1 else r[keys[0]], 0)
-                     for _, r in out.iterrows()]
-    out = out.sort_values(["_order", "n"], ascending=[True, False], kind="stable")
-    # drop=False: by=("kind", ...) keeps its kind column too
-    out = out.drop(columns="_order").set_index(index_names, drop=False)
+    totals = groups.totals
+    order, _ = group_order(totals, keys, groups.levels)
+    rank = np.empty(len(totals), dtype=np.int64)
+    rank[order] = np.arange(len(totals))
+    # Each row's group among the totals, by the keys' positions in their levels.
+    at = pd.MultiIndex.from_arrays(group_positions(totals, keys, groups.levels)).get_indexer(
+        pd.MultiIndex.from_arrays(group_positions(found, keys, groups.levels)))
+    n = found["n"].to_numpy(np.int64)
+    # Groups in their order, then the most frequent condition first, a tie by condition.
+    rows = found.assign(_rank=rank[at], share=n / totals["n"].to_numpy(np.int64)[at]
+                        ).sort_values(["_rank", "n", "condition"], ascending=[True, False, True],
+                                      kind="stable")
+    # Built as rows are (lists of values), so each column's dtype is inferred the same way
+    # whichever source the rows come from.
+    out = pd.DataFrame({name: rows[name].tolist() for name in dict.fromkeys(
+        [*index_names, *FAILURE_COLUMNS])})
+    out = out.set_index(list(index_names), drop=False)  # by="kind" keeps its kind column
     out["n"] = out["n"].astype(np.int64)
     out["n_documents"] = out["n_documents"].astype(np.int64)
+    for name in ("examples", "documents"):
+        out[name] = [tuple(x) for x in out[name]]
     return out[list(FAILURE_COLUMNS)]
 
 
@@ -235,39 +216,38 @@ def documents(fields: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
 
     ``fill_rate`` and ``failure_rate`` are over the extraction's values and cells;
     ``failed_targets`` names the targets with a failed value, in configuration order.
+    Extractions come in the order of their first value.
 
     A `frames.Dataset` (with ``cells=None``) is aggregated by DuckDB, same result.
     """
-    if is_dataset(fields):
-        from . import summaries_sql
+    with source(fields, cells, "documents") as data:
+        if data.empty:
+            return empty_summary(DOCUMENT_COLUMNS, "extraction_id")
+        groups = data.extractions()
+    return _documents_frame(groups)
 
-        return summaries_sql.documents(fields, cells)
-    work = work_frame(fields, cells)
-    if work.empty:
-        return empty_summary(DOCUMENT_COLUMNS, "extraction_id")
-    # The extraction as a plain key (never written back: work may be the caller's frame).
-    key = pd.Series(work["extraction_id"].astype(object).fillna("?").to_numpy(),
-                    index=work.index, name="extraction_id")
-    g = work.groupby(key, sort=False)
-    failed = (work["passed"] == False).fillna(False)  # noqa: E712
-    order = {t: i for i, t in enumerate(work["target"].cat.categories)}
-    failed_targets = work.loc[failed, "target"].groupby(key[failed], sort=False).agg(
-        lambda s: tuple(sorted(set(s), key=order.__getitem__)))
-    out = pd.DataFrame({
-        "document_name": g["document_name"].first(),
-        "configuration_name": g["configuration_name"].first(),
-        "n_values": g.size(),
-        "n_filled": g["filled"].sum(),
-        "confidence_mean": g["confidence"].mean(),
-        "confidence_min": g["confidence"].min(),
-        "n_failed": failed.groupby(key, sort=False).sum(),
+
+def _documents_frame(groups: ExtractionGroups) -> pd.DataFrame:
+    rows = groups.rows
+    n_values = rows["n_values"].to_numpy(np.int64)
+    n_filled = rows["n_filled"].to_numpy(np.int64)
+    n_failed = rows["n_failed"].to_numpy(np.int64)
+    n = rows["confidence_n"].to_numpy(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = rows["confidence_sum"].to_numpy(float) / np.where(n > 0, n, np.nan)
+    out = pd.DataFrame(index=pd.Index(rows["extraction_id"].to_numpy(dtype=object),
+                                      dtype=STRING, name="extraction_id"), data={
+        "document_name": categorical_names(rows["document_name"].to_numpy(dtype=object)),
+        "configuration_name": categorical_names(
+            rows["configuration_name"].to_numpy(dtype=object)),
+        "n_values": n_values,
+        "n_filled": n_filled,
+        "fill_rate": n_filled / n_values,
+        "confidence_mean": mean,
+        "confidence_min": rows["confidence_min"].to_numpy(dtype=float),
+        "n_failed": n_failed,
+        # Float64, as the failed flags are nullable booleans in the work frame.
+        "failure_rate": pd.array(n_failed / n_values, dtype="Float64"),
+        "failed_targets": list(rows["failed_targets"]),
     })
-    for name in ("document_name", "configuration_name"):
-        out[name] = categorical_names(out[name].to_numpy(dtype=object))
-    out["fill_rate"] = out["n_filled"] / out["n_values"]
-    out["failure_rate"] = out["n_failed"] / out["n_values"]
-    empty: tuple[str, ...] = ()
-    out["failed_targets"] = [failed_targets.get(i, empty) for i in out.index]
-    for name in ("n_values", "n_filled", "n_failed"):
-        out[name] = out[name].astype(np.int64)
     return out[list(DOCUMENT_COLUMNS)]

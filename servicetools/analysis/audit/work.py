@@ -16,8 +16,16 @@ from pandas.api.types import union_categoricals
 from .. import frames
 from ..frames.conditions import conditions
 from ..frames.dtypes import categorical, observed
+from .labels import target_label
 
-__all__ = ["By", "categorical_names", "cell_labels", "empty_summary", "group_keys", "work_frame"]
+__all__ = [
+    "By",
+    "categorical_names",
+    "empty_summary",
+    "group_keys",
+    "target_labels",
+    "work_frame",
+]
 
 By = str | Sequence[str]
 
@@ -62,44 +70,51 @@ def _cat(frame: pd.DataFrame, name: str) -> pd.Categorical:
     return categorical(values.where(values.notna(), None).tolist())
 
 
-def _target_names(frame: pd.DataFrame) -> pd.Categorical:
-    """``target_name``, or the target id where there is no name (D9)."""
-    names = _cat(frame, "target_name")
-    if (names.codes == -1).any() and "target_id" in frame.columns:
-        fallback = frame["target_id"].astype(object).to_numpy()
-        values = np.asarray(names, dtype=object)
-        values = np.where(pd.isna(values), fallback, values)
-        names = categorical([None if pd.isna(v) else str(v) for v in values])
-    return names
+def _codes(values: pd.Categorical | np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """Codes from 0 (0 for a missing value) and the value of each code."""
+    if isinstance(values, pd.Categorical):
+        return (np.asarray(values.codes, dtype=np.int64) + 1,
+                [None, *(str(c) for c in values.categories)])
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return codes.astype(np.int64) + 1, [None, *(int(u) for u in uniques)]
 
 
-def cell_labels(frame: pd.DataFrame) -> pd.Categorical:
-    """``"<table> / <header>"`` (or ``/ column <n>`` without a header), one per pair.
+def target_labels(frame: pd.DataFrame, kind: str) -> pd.Categorical:
+    """Each row's target (`labels.target_label`) of a frame of fields or of cells.
 
-    Computed on category codes, so a million cells cost one factorisation.
+    Labelled per distinct combination of its parts (codes), so a million cells cost one
+    factorisation. Categories in the order their rows are first seen, except in a frame
+    of fields that all have a name: the names' own order then (a configuration's, even
+    when the caller sorted the frame).
     """
-    names = _target_names(frame)
-    heads = _cat(frame, "header")
-    column = pd.to_numeric(_column(frame, "column"), errors="coerce").to_numpy(
-        dtype=float, na_value=np.nan)
-    column = np.where(np.isnan(column), -1, column).astype(np.int64)
-    width = int(column.max()) + 2 if len(column) else 1
-    head_codes = np.asarray(heads.codes, dtype=np.int64)
-    per_name = (len(heads.categories) + 1) * width
-    key = ((np.asarray(names.codes, dtype=np.int64) + 1) * per_name + (head_codes + 1) * width
-           + np.where(head_codes == -1, column + 1, 0))
+    names = _cat(frame, "target_name")
+    parts = [_codes(names), _codes(_cat(frame, "target_id"))]
+    if kind == "cell":
+        column = pd.to_numeric(_column(frame, "column"), errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan)
+        parts += [_codes(_cat(frame, "header")), _codes(column)]
+    key = np.zeros(len(frame), dtype=np.int64)
+    size = 1
+    for part_codes, values in parts:  # one integer per combination of the parts
+        if size * len(values) >= 2**62:  # never with a configuration's few targets
+            key, size = pd.factorize(key)[0].astype(np.int64), len(frame) + 1
+        key, size = key * len(values) + part_codes, size * len(values)
     codes, uniques = pd.factorize(key)
-    labels = []
-    for k in uniques:
-        n, rest = divmod(int(k), per_name)
-        h, c = divmod(rest, width)
-        name = names.categories[n - 1] if n else "?"
-        if h:
-            labels.append(f"{name} / {heads.categories[h - 1]}")
-        else:
-            labels.append(f"{name} / column {c - 1 if c else '?'}")
-    found = categorical(labels)
-    return pd.Categorical.from_codes(np.asarray(found.codes)[codes] if len(codes) else codes,
+    # Each combination's first row: codes are numbered in the order first seen.
+    running = np.maximum.accumulate(codes) if len(codes) else codes
+    first = np.flatnonzero(np.concatenate([[True], running[1:] > running[:-1]])[:len(codes)])
+    combinations = [[values[part_codes[i]] for part_codes, values in parts] for i in first]
+    if kind == "field" and len(codes) and not (names.codes == -1).any():
+        rank = np.argsort([names.categories.get_loc(c[0]) for c in combinations], kind="stable")
+    else:
+        rank = np.arange(len(combinations))
+    labels = [target_label(kind, *combination, *([None, None] if kind == "field" else []))
+              for combination in combinations]
+    found = categorical([labels[i] for i in rank])
+    lookup = pd.Index(found.categories)
+    label_codes = np.array([-1 if label is None else lookup.get_loc(label) for label in labels],
+                           dtype=np.int64)
+    return pd.Categorical.from_codes(label_codes[codes] if len(codes) else codes,
                                      categories=found.categories)
 
 
@@ -127,7 +142,7 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
         passed = _column(frame, "validation_passed")
         part: dict[str, Any] = {
             "kind": categorical(["cell" if is_cells else "field"] * n),
-            "target": cell_labels(frame) if is_cells else _target_names(frame),
+            "target": target_labels(frame, "cell" if is_cells else "field"),
             **{name: _cat(frame, name) for name in _WORK_CATEGORIES},
             **{name: _column(frame, name).astype(frames.STRING).array for name in _WORK_IDS},
             "value_id": _column(frame, "value_id").astype(object).to_numpy(),

@@ -83,7 +83,8 @@ The modules, in reading order (the names above are re-exported here):
 `responses`         `statuses` and `vault`
 `schema_output`     `validation`
 `export`            `save` and `load`
-`dataset`           `write_dataset`, `DatasetWriter`, `dataset` and its `Dataset`
+`dataset`           the Parquet dataset: its `layout`, `writer` (`write_dataset`,
+                    `DatasetWriter`) and `reader` (`dataset` and its `Dataset`)
 ==================  ==============================================================
 
 >>> from servicetools import frames as sf

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["PLACEHOLDER", "condition", "conditions"]
+import numpy as np
+
+__all__ = ["PLACEHOLDER", "condition", "conditions", "failed_messages"]
 
 #: The placeholder that stands for the quoted value in ``condition``.
 PLACEHOLDER = "`{value}`"
@@ -40,3 +44,32 @@ def conditions(messages: tuple[str, ...], value: str | None) -> str:
     if len(messages) == 1:
         return condition(messages[0], value)
     return "; ".join(condition(m, value) for m in messages)
+
+
+def failed_messages(failed: Any, messages: Any, values: Any
+                    ) -> tuple[list[int], list[str], list[str]]:
+    """The failed validations of values, one per distinct message of a value that failed:
+    each one's row (position), message and `condition`. ``failed`` is a flag per value;
+    ``messages`` and ``values`` are sequences (or Series) as long.
+
+    A value failing two rule groups fails under both; a message given twice is one.
+
+    >>> failed_messages([True, False], [("`x` is odd", "`x` is odd"), ()], ["x", "y"])
+    ([0], ['`x` is odd'], ['`{value}` is odd'])
+    """
+    at = np.flatnonzero(np.asarray(failed, dtype=bool)).tolist()  # a few of many values
+    rows, found, conditions_ = [], [], []
+    for row, listed, value in zip(at, _take(messages, at), _take(values, at), strict=True):
+        if isinstance(listed, str) or not isinstance(listed, Iterable):
+            continue
+        text = value if isinstance(value, str) else None
+        for message in dict.fromkeys(listed):
+            if isinstance(message, str):
+                rows.append(row)
+                found.append(message)
+                conditions_.append(condition(message, text))
+    return rows, found, conditions_
+
+
+def _take(items: Any, at: list[int]) -> list[Any]:
+    return items.iloc[at].tolist() if hasattr(items, "iloc") else [items[i] for i in at]
