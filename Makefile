@@ -23,10 +23,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-# The tests that start no process (no service, database, browser or kernel): about a
-# minute on one core; tests/conftest.py fails a test that starts one unmarked.
+# The tests that start no process (no service, database, browser or kernel), on every
+# core; tests/conftest.py fails a test that starts one unmarked.
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not integration"
+	$(PY) -m pytest -q -m "not integration" -n auto
 
 # The wheel without extras in a fresh venv: the client-side tests against it, then the
 # demo from the wheel (CI runs this after `make test`).
