@@ -10,7 +10,6 @@ import pytest
 
 from servicetools.wire import saved_batch
 
-from ..support.helpers import ROOT
 
 FAILURE = {"document": "b.txt", "stage": "trigger", "reason": "not a PDF", "code": "x",
            "http_status": 415, "extraction_id": None, "details": {"k": [1]}}
@@ -83,6 +82,8 @@ def test_header_and_failure_checks() -> None:
 
 def test_the_format_is_named_in_one_place() -> None:
     # Writer and reader agree because neither spells the name itself.
-    spelt = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "servicetools").rglob("*.py")
+    # The package as imported: the checkout's, or the installed wheel's under test-wheel.
+    package = Path(saved_batch.__file__).resolve().parents[1]
+    spelt = sorted(str(p.relative_to(package.parent)) for p in package.rglob("*.py")
                    if saved_batch.FORMAT in p.read_text(encoding="utf-8"))
     assert spelt == ["servicetools/wire/saved_batch.py"]
