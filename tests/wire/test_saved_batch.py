@@ -10,7 +10,6 @@ import pytest
 
 from servicetools.wire import saved_batch
 
-
 FAILURE = {"document": "b.txt", "stage": "trigger", "reason": "not a PDF", "code": "x",
            "http_status": 415, "extraction_id": None, "details": {"k": [1]}}
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from .lines import Line
 from .page_model import Word
 from .results import EngineValue
+from .vocabulary import block_headings
 
 __all__ = [
     "Name", "address_below", "issuer_name", "misread_legal_forms", "only_legal_form",
@@ -62,6 +63,41 @@ _TITLES = re.compile(
     r"|gutschrift|note)(?:\s*\(.*\))?$",
     re.IGNORECASE,
 )
+# Words of a document's title: a phrase of nothing else ("PAYMENT RECEIPT", "Retail
+# Invoices/Bill", "Sales Order Confirmation", "Facture de vente") names the document,
+# not who issued it. Plurals count as their word.
+_TITLE_WORDS = frozenset({
+    "tax", "simplified", "sales", "sale", "cash", "official", "original", "duplicate", "copy",
+    "invoice", "receipt", "bill", "statement", "credit", "debit", "note", "quote",
+    "quotation", "pro", "forma", "proforma", "payment", "retail", "commercial", "customer",
+    "order", "purchase", "delivery", "confirmation", "acknowledgement", "advice",
+    "remittance", "packing", "slip", "estimate", "summary", "account", "transaction",
+    "details", "of", "for", "the", "and", "no", "number", "nr", "page", "facture",
+    "rechnung", "gutschrift", "lieferschein", "quittung", "kassenbon", "beleg", "factuur",
+    "kassabon", "factura", "recibo", "fattura", "ricevuta", "scontrino", "ticket", "bon",
+    "avoir", "devis", "reçu", "de", "vente", "livraison", "commande", "van", "der", "die",
+})
+_TITLE_SPLIT = re.compile(r"[\s/&|,.:()#-]+")
+
+
+def _title_words_only(text: str) -> bool:
+    """A phrase made only of a document title's words."""
+    words = [w for w in _TITLE_SPLIT.split(text.lower()) if w]
+    return bool(words) and all(w in _TITLE_WORDS or (w.endswith("s") and w[:-1] in _TITLE_WORDS)
+                               for w in words)
+
+
+def _holds_block_heading(text: str) -> bool:
+    """A phrase holding an address block's heading ("Factuuradres Afleveradres Strategic
+    Corp", "BILL TO Globex"): the heading and what follows belong to a block, not to the
+    letterhead."""
+    keys = [_KEY.sub("", w.lower()) for w in text.split()]
+    headings = block_headings()
+    return any(k in headings or (k + n) in headings for k, n in zip(keys, [*keys[1:], ""],
+                                                                     strict=True))
+
+
+_KEY = re.compile(r"[\W_]+")
 # Words of an address line (street kinds, boxes, units) in the supported languages.
 _ADDRESS_WORDS = re.compile(
     r"(?<![A-Za-z])(?:street|st\.|road|rd\.?|avenue|ave\.?|boulevard|blvd|lane|drive|dr\.|"
@@ -136,6 +172,8 @@ def _score(text: str, height: float, body: float, index: int, sender: bool = Fal
     digits = sum(c.isdigit() for c in text)
     if letters < 2 or _TITLES.match(text.strip(" :.")) or ":" in text:
         return 0.0  # a title, or a label and its value ("Lieferadresse: Beispiel AG")
+    if _title_words_only(text) or _holds_block_heading(text):
+        return 0.0
     if "@" in text or "www" in text.lower() or "http" in text.lower():
         return 0.0
     if digits > 0.25 * (letters + digits):

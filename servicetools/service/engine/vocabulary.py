@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["block_headings", "described_aliases", "translations"]
+__all__ = ["block_headings", "described_aliases", "role_labels", "translations"]
 
 _INVOICE_NUMBER = (
     "Rechnungsnummer", "Rechnungs-Nr", "Rechnung Nr", "Rechnungsnr", "Belegnummer",
@@ -97,6 +97,31 @@ _TABLE: dict[str, tuple[str, ...]] = {
     "address": _ADDRESS,
     "receiptnumber": _RECEIPT_NUMBER, "receiptno": _RECEIPT_NUMBER,
 }
+# Printed labels of each role a target may have (roles.py), English first: what a
+# configuration's target of that role finds whatever the user called it.
+_ROLES: dict[str, tuple[str, ...]] = {
+    "issuer": ("Vendor", "Supplier", "Seller", "From", "Sold By", "Issued By", "Merchant",
+               "Store", *_VENDOR),
+    "customer": ("Customer", "Bill To", "Billed To", "Sold To", "Invoice To", "Buyer",
+                 "Client", *_CUSTOMER),
+    "document_number": _INVOICE_NUMBER,
+    "transaction_number": ("Receipt No", "Receipt #", "Receipt Number", "Trans",
+                           "Transaction", *_RECEIPT_NUMBER),
+    "order_number": ("PO Number", "PO No", "PO #", "P.O. Number", "Purchase Order",
+                     "Order No", "Order Number", "Bestellnummer", "Bestell-Nr",
+                     "N° de commande", "Bestelnummer", "Número de pedido", "Numero ordine"),
+    "issue_date": (*_INVOICE_DATE, "Purchase Date", "Transaction Date"),
+    "due_date": ("Due Date", "Payment Due", "Due", "Pay By", *_DUE_DATE),
+    "total": _TOTAL,
+    "subtotal": ("Subtotal", "Sub-total", "Sub Total", "Net Amount", *_SUBTOTAL),
+    "tax": ("Tax", "VAT", "GST", "Sales Tax", "Tax Amount", *_TAX),
+    "address": ("Address", *_ADDRESS),
+}
+
+
+def role_labels(role: str) -> tuple[str, ...]:
+    """Printed labels that introduce a value of the role; () for no role."""
+    return _ROLES.get(role, ())
 
 
 @lru_cache(maxsize=1)

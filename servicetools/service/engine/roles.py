@@ -1,0 +1,245 @@
+"""What a target asks for, read from what the user wrote: its name, description, example
+and validation rules.
+
+A configuration is the user's, so its words are theirs: the invoice's issuer may be
+called "Vendor", "Issuer", "Seller", "Supplier", "Sold by", "Company", "From", "Biller",
+"Merchant" or "Store", and described in a sentence of their own. The engine reads two
+things from those words:
+
+- a **role**: which value of the document it is (the issuer, the customer, the
+  document's own number, an order number, the issue date, the due date, the total,
+  the subtotal, the tax, an address). The role brings the printed labels that
+  introduce such a value in the languages the engine reads (vocabulary.py), and the
+  ways to find it without a label (the issuer's letterhead, a letter's date, the
+  number in a title);
+- a **shape**: what the value looks like (date, amount, code, number or free text),
+  from the example, else from the validation rules (a ``date`` or ``amount`` rule),
+  else from the role (a total is an amount whatever the example says nothing about).
+
+The name speaks first: "Due Date" is a due date whatever its description says. Only
+when the name names no role is the description read, and there the role named first
+wins, since a description opens with its subject ("The company that issued the
+invoice to the customer" is the issuer). A few qualifiers turn one role into a
+neighbour ("total before tax" is the subtotal, "the date payment is due" the due date).
+Cues are whole words or phrases of the text, lower case; nothing here knows a
+particular configuration's names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .shapes import Shape, shape_of
+from .vocabulary import role_labels
+
+__all__ = [
+    "ADDRESS", "CUSTOMER", "DOCUMENT_NUMBER", "DUE_DATE", "ISSUER", "ISSUE_DATE",
+    "ORDER_NUMBER", "OTHER", "SUBTOTAL", "TAX", "TOTAL", "TRANSACTION_NUMBER", "Understood",
+    "understand",
+]
+
+ISSUER = "issuer"
+CUSTOMER = "customer"
+DOCUMENT_NUMBER = "document_number"
+TRANSACTION_NUMBER = "transaction_number"
+ORDER_NUMBER = "order_number"
+ISSUE_DATE = "issue_date"
+DUE_DATE = "due_date"
+TOTAL = "total"
+SUBTOTAL = "subtotal"
+TAX = "tax"
+ADDRESS = "address"
+OTHER = "other"
+
+# Cue phrases per role, in English and the languages the engine reads. Where two roles
+# share words, the longer phrase decides ("sold to" is the customer, "sold by" the
+# issuer; "invoice number" a number, "invoice date" a date).
+_CUES: dict[str, tuple[str, ...]] = {
+    ISSUER: (
+        "issuer", "issued by", "issuing", "seller", "sold by", "supplier", "vendor", "biller",
+        "billed by", "merchant", "store", "shop", "retailer", "restaurant", "company",
+        "business", "trader", "provider", "from", "payee", "sender", "who issued",
+        "that issued", "lieferant", "verkäufer", "rechnungssteller", "händler", "firma",
+        "fournisseur", "vendeur", "émetteur", "leverancier", "verkoper", "proveedor",
+        "vendedor", "emisor", "fornitore", "venditore", "emittente",
+    ),
+    CUSTOMER: (
+        "customer", "buyer", "bill to", "billed to", "sold to", "invoice to", "invoiced to",
+        "client", "recipient", "purchaser", "addressee", "consignee", "ship to", "payer",
+        "kunde", "käufer", "empfänger", "acheteur", "destinataire", "klant", "koper",
+        "comprador", "cliente", "acquirente", "destinatario",
+    ),
+    ORDER_NUMBER: (
+        "po", "p.o.", "purchase order", "order number", "order no", "order #", "order id",
+        "order reference", "bestellnummer", "bestellung", "commande", "bestelnummer",
+        "pedido", "ordine",
+    ),
+    TRANSACTION_NUMBER: (
+        "receipt number", "receipt no", "receipt #", "receipt id", "transaction", "trans",
+        "ticket", "bon", "beleg", "bonnummer", "scontrino",
+    ),
+    DOCUMENT_NUMBER: (
+        "invoice number", "invoice no", "invoice #", "invoice id", "invoice nr", "inv no",
+        "bill number", "bill no", "document number", "document no", "number", "no", "no.",
+        "#", "nr", "id", "reference", "ref", "rechnungsnummer", "numéro", "nummer",
+        "número", "numero",
+    ),
+    DUE_DATE: (
+        "due", "due date", "payment due", "pay by", "payable by", "deadline", "fällig",
+        "fälligkeit", "échéance", "vervaldatum", "vencimiento", "scadenza",
+    ),
+    ISSUE_DATE: (
+        "date", "dated", "issued on", "issue date", "date of issue", "invoice date",
+        "purchase date", "transaction date", "billing date", "datum",
+        "fecha", "data",
+    ),
+    SUBTOTAL: (
+        "subtotal", "sub-total", "sub total", "net amount", "net", "netto", "before tax",
+        "excluding tax", "excl. tax", "pre-tax", "zwischensumme", "nettobetrag",
+        "sous-total", "hors taxe", "subtotaal", "base imponible", "imponibile",
+    ),
+    TAX: (
+        "tax", "vat", "gst", "sales tax", "mwst", "ust", "mehrwertsteuer", "umsatzsteuer",
+        "tva", "btw", "iva",
+    ),
+    TOTAL: (
+        "total", "grand total", "amount due", "amount paid", "amount payable", "balance due",
+        "gross", "sum", "amount", "to pay", "charged", "paid", "price", "betrag", "summe",
+        "gesamt", "montant", "totaal", "importe", "importo", "totale",
+    ),
+    ADDRESS: ("address", "adresse", "anschrift", "adres", "dirección", "indirizzo"),
+    # Things the engine has no role for: a name holding one of these says what the
+    # target is, and its description is not read for a role ("Payment Method: how the
+    # customer paid" is no customer).
+    OTHER: (
+        "method", "terms", "currency", "phone", "telephone", "fax", "email", "e-mail",
+        "website", "iban", "bic", "swift", "account", "account number", "vat id",
+        "vat number", "vat no", "tax id", "tax number", "tax no", "registration",
+        "customer id", "customer number", "customer no", "client id", "client number",
+        "kundennummer", "unit price", "quantity", "qty", "description", "paid by", "tender",
+        "law", "term", "period", "parties", "party", "signatory", "title", "note", "notes",
+        "rate", "percentage", "discount", "cashier", "table", "time",
+    ),
+}
+# Short or common words that name a role in a target's name but not in running prose
+# ("the date from which", "no later than").
+_NAME_ONLY = frozenset({"from", "no", "#", "id", "nr", "ref", "net", "data", "po", "trans",
+                        "bon", "sum", "paid", "gross", "shop", "store", "amount", "price",
+                        "number", "reference", "date", "company", "business", "time",
+                        "table", "title", "term", "rate", "note", "notes"})
+# Words that qualify a role into a neighbour, wherever they stand in name or description.
+_QUALIFIERS: dict[str, tuple[tuple[str, ...], str]] = {
+    TOTAL: (("before tax", "excluding tax", "excl. tax", "without tax", "pre-tax",
+             "net of tax", "before vat", "excluding vat"), SUBTOTAL),
+    ISSUE_DATE: (("is due", "due date", "payment due", "pay by", "payable by", "deadline"),
+                 DUE_DATE),
+    DOCUMENT_NUMBER: (("purchase order", "order number", "po number", "p.o."), ORDER_NUMBER),
+}
+# Roles ranked by how much they say, for cues of two roles at one position.
+_RANK = (OTHER, ADDRESS, DUE_DATE, ORDER_NUMBER, TRANSACTION_NUMBER, SUBTOTAL, TAX, CUSTOMER,
+         ISSUER, DOCUMENT_NUMBER, ISSUE_DATE, TOTAL)
+# What each role's value looks like when neither example nor rules say.
+_ROLE_EXAMPLES = {DOCUMENT_NUMBER: "INV-1", TRANSACTION_NUMBER: "R-1", ORDER_NUMBER: "PO-1",
+                  ISSUE_DATE: "2024-03-15", DUE_DATE: "2024-03-15", TOTAL: "1.00",
+                  SUBTOTAL: "1.00", TAX: "1.00"}
+_RULE_EXAMPLES = {"date": "2024-03-15", "amount": "1.00"}
+_SPLIT = re.compile(r"[\s_/]+")
+# A description saying where an unlabelled value stands: "printed at the top".
+_AT_TOP = re.compile(r"\b(at the top|letterhead|top of the (page|document|receipt))\b", re.I)
+
+
+@dataclass(frozen=True)
+class Understood:
+    """A target as the engine reads it."""
+
+    role: str  # one of the roles above, or "" when its words name none
+    shape: Shape
+    labels: tuple[str, ...]  # printed labels of the role, in every language read
+    owner: str = ""  # of an address: ISSUER or CUSTOMER when the words say whose
+    at_top: bool = False  # the description places the value at the top
+
+    @property
+    def kind(self) -> str:
+        return self.shape.kind
+
+
+def understand(target: dict[str, Any]) -> Understood:
+    """The role, shape and labels of a field target, from its own words."""
+    tree = target.get("validation_tree")
+    return _understand(str(target.get("name") or ""), str(target.get("description") or ""),
+                       str(target.get("example") or ""),
+                       json.dumps(tree, sort_keys=True) if tree else "")
+
+
+# Every field of every group asks on every document: read each target's words once.
+@lru_cache(maxsize=1024)
+def _understand(name: str, description: str, example: str, tree: str) -> Understood:
+    named = _roles(name)
+    described = _roles(description, prose=True)
+    if ADDRESS in named or (not named and described[:1] == [ADDRESS]):
+        role = ADDRESS  # "Vendor Address" is an address, the vendor's
+    else:
+        role = named[0] if named else (described[0] if described else "")
+    words = f" {_normal(name)} {_normal(description)} "
+    qualified = _QUALIFIERS.get(role)
+    if qualified and any(f" {cue} " in words for cue in qualified[0]):
+        role = qualified[1]
+    owner = ""
+    if role == ADDRESS:
+        others = [r for r in (*named, *described) if r in (ISSUER, CUSTOMER)]
+        owner = others[0] if others else ""
+    shape = shape_of(example)
+    if shape.pattern is None and example.strip() == "":
+        fallback = _rule_example(tree) or _ROLE_EXAMPLES.get(role, "")
+        shape = shape_of(fallback)
+    if role == OTHER or (role in (ISSUER, CUSTOMER, ADDRESS) and shape.pattern is not None):
+        role = ""  # "Company ID" with example "HRB 1234": a code, not the company
+    return Understood(role, shape, role_labels(role), owner, bool(_AT_TOP.search(description)))
+
+
+def _normal(text: str) -> str:
+    """Lower case, words apart, possessives dropped: "The supplier's name" -> "the
+    supplier name"."""
+    text = re.sub(r"[’']s\b", "", text.lower())
+    text = re.sub(r"[^\w#.&-]+", " ", text)
+    return " ".join(t if t == "p.o." else t.strip(".") for t in _SPLIT.split(text))
+
+
+def _roles(text: str, prose: bool = False) -> list[str]:
+    """Roles whose cues the text holds, the first named first (ties by _RANK); in `prose`
+    (a description) without the cues that only a name makes a role of."""
+    words = f" {_normal(text)} "
+    found: dict[str, tuple[int, int]] = {}
+    for role, cues in _CUES.items():
+        for cue in cues:
+            if prose and cue in _NAME_ONLY:
+                continue
+            at = words.find(f" {cue} ")
+            if at >= 0:
+                # The longest cue at a position speaks ("sold to" over "sold").
+                key = (at, -len(cue))
+                found[role] = min(found.get(role, key), key)
+    return sorted(found, key=lambda r: (*_covering(found[r], found), _RANK.index(r)))
+
+
+def _covering(key: tuple[int, int], found: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    """A cue inside a longer cue of another role ranks after it ("date" inside "due
+    date", "number" inside "order number"): its position becomes the longer one's."""
+    at, length = key[0], -key[1]
+    for other_at, other_negative in found.values():
+        other_length = -other_negative
+        if other_length > length and other_at <= at and at + length <= other_at + other_length:
+            return (other_at, 1)
+    return (at, 0)
+
+
+def _rule_example(tree: str) -> str:
+    """An example of the value's shape from the validation rules' types, if they say."""
+    for kind, example in _RULE_EXAMPLES.items():
+        if f'"type": "{kind}"' in tree:
+            return example
+    return ""

@@ -1,0 +1,146 @@
+"""A target read from what the user wrote (engine/roles.py): its role and shape from its
+name and description, and the engine finding the same value whatever it is called."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from servicetools.service.engine.roles import (
+    ADDRESS,
+    CUSTOMER,
+    DOCUMENT_NUMBER,
+    DUE_DATE,
+    ISSUE_DATE,
+    ISSUER,
+    ORDER_NUMBER,
+    SUBTOTAL,
+    TAX,
+    TOTAL,
+    TRANSACTION_NUMBER,
+    understand,
+)
+
+from ..support.engine_documents import extract_all, stacked
+
+
+def _role(name: str, description: str = "", example: str = "") -> str:
+    return understand({"name": name, "description": description, "example": example}).role
+
+
+@pytest.mark.parametrize(("name", "role"), [
+    ("Issuer", ISSUER), ("Seller", ISSUER), ("Supplier", ISSUER), ("Sold by", ISSUER),
+    ("Company", ISSUER), ("From", ISSUER), ("Biller", ISSUER), ("Merchant", ISSUER),
+    ("Store", ISSUER), ("Lieferant", ISSUER),
+    ("Buyer", CUSTOMER), ("Sold To", CUSTOMER), ("Bill To", CUSTOMER), ("Client", CUSTOMER),
+    ("Invoice ID", DOCUMENT_NUMBER), ("Document No.", DOCUMENT_NUMBER),
+    ("Rechnungsnummer", DOCUMENT_NUMBER), ("PO Number", ORDER_NUMBER),
+    ("Purchase Order", ORDER_NUMBER), ("Receipt Number", TRANSACTION_NUMBER),
+    ("Due Date", DUE_DATE), ("Pay By", DUE_DATE), ("Invoice Date", ISSUE_DATE),
+    ("Issue Date", ISSUE_DATE), ("Amount Due", TOTAL), ("Gross Amount", TOTAL),
+    ("Net Amount", SUBTOTAL), ("Amount before tax", SUBTOTAL), ("Tax Amount", TAX),
+    ("VAT", TAX), ("Vendor Address", ADDRESS),
+])
+def test_the_name_says_the_role(name: str, role: str) -> None:
+    assert _role(name) == role
+
+
+def test_the_description_speaks_when_the_name_names_no_role() -> None:
+    # The description's subject comes first; words only a name makes a role of
+    # ("company", "date", "amount") do not count in prose.
+    assert _role("Who", "The company that issued the invoice (the seller).") == ISSUER
+    assert _role("Party", "The seller of the goods.") == ""  # "party" names its own thing
+    assert _role("Advertiser", "The company that buys the advertising time.") == ""
+    assert _role("Location", "The address of the place of purchase.") == ADDRESS
+
+
+def test_a_name_of_something_else_is_not_read_into_a_role() -> None:
+    # "How the customer paid" describes a payment method, not the customer.
+    assert _role("Payment Method", "How the customer paid, printed after \"Paid By\".") == ""
+    assert _role("Customer ID") == "" and _role("VAT ID") == ""
+    # A name-like role with a code's example is a code (a "Company" example "HRB-12345").
+    assert _role("Company", example="HRB-12345") == ""
+
+
+def test_the_shape_comes_from_example_then_rules_then_role() -> None:
+    assert understand({"name": "Total", "example": "1,500.00"}).kind == "amount"
+    dated = {"name": "When", "validation_tree": {"name": "d", "rule_groups": [
+        {"name": "g", "rules": [{"type": "date", "formats": ["%d.%m.%Y"]}]}]}}
+    assert understand(dated).kind == "date"
+    assert understand({"name": "Due Date"}).kind == "date"
+    assert understand({"name": "Invoice ID"}).kind == "code"
+    assert understand({"name": "Issuer"}).kind == "text"
+
+
+def test_an_address_knows_whose_it_is() -> None:
+    assert understand({"name": "Billing Address", "description": "The customer's address."}
+                      ).owner == CUSTOMER
+    assert understand({"name": "Vendor Address"}).owner == ISSUER
+
+
+INVOICE = stacked(("Northwind Traders GmbH", 0.025), "Hauptstrasse 5, 10115 Berlin",
+                  "INVOICE", "Invoice No: INV-42X", "Invoice Date: 12.03.2024",
+                  "Bill To: Globex Corporation", "Total: 1,500.00")
+
+
+def _renamed(configuration: dict[str, Any], names: dict[str, tuple[str, str]]
+             ) -> tuple[dict[str, Any], dict[str, str]]:
+    changed = copy.deepcopy(configuration)
+    ids = {}
+    for target in changed["extraction_targets"]:
+        if target["name"] in names:
+            ids[target["name"]] = target["id"]
+            target["name"], target["description"] = names[target["name"]]
+    return changed, ids
+
+
+@pytest.mark.parametrize("issuer", ["Issuer", "Seller", "Supplier", "Sold by", "Biller",
+                                    "Company", "From"])
+def test_the_issuer_is_found_whatever_the_user_calls_it(
+    invoices_config: dict[str, Any], issuer: str,
+) -> None:
+    configuration, ids = _renamed(invoices_config, {
+        "Vendor": (issuer, "The company that issued the invoice (the seller)."),
+        "Customer": ("Buyer", "Who the invoice is addressed to."),
+        "Invoice Number": ("Invoice ID", "The identifier of this invoice."),
+        "Total": ("Amount Due", "What has to be paid."),
+    })
+    found = extract_all(INVOICE, configuration)
+    values = {name: found[i].values[0].text for name, i in ids.items()}
+    assert values == {"Vendor": "Northwind Traders GmbH", "Customer": "Globex Corporation",
+                      "Invoice Number": "INV-42X", "Total": "1,500.00"}
+
+
+def test_a_target_the_document_does_not_have_stays_empty(invoices_config: dict[str, Any]
+                                                         ) -> None:
+    # An order number is not the invoice's own number, even where a title prints one.
+    configuration, ids = _renamed(invoices_config, {
+        "Due Date": ("PO Number", "The customer's purchase order number.")})
+    for target in configuration["extraction_targets"]:
+        if target["id"] == ids["Due Date"]:
+            target["example"], target["validation_tree"] = "PO-7781", None
+    titled = stacked(("Northwind Traders GmbH", 0.025), "Invoice INV-42X",
+                     "Invoice Date: 12.03.2024", "Total: 1,500.00")
+    found = extract_all(titled, configuration)
+    assert found[ids["Due Date"]].values[0].text == ""
+    assert found["t-invoice-number"].values[0].text == "INV-42X"
+
+
+def test_a_heading_is_never_the_issuer(invoices_config: dict[str, Any]) -> None:
+    for heading in ("PAYMENT RECEIPT", "Retail Invoices/Bill", "Sales Order Confirmation"):
+        # The heading set larger than the name, which has no legal form to speak for it.
+        document = stacked((heading, 0.03), ("Northwind Traders", 0.022),
+                           "Hauptstrasse 5, 10115 Berlin", "Invoice No: INV-1")
+        vendor = extract_all(document, invoices_config)["t-vendor"].values[0]
+        assert vendor.text == "Northwind Traders", heading
+
+
+def test_an_ungrounded_value_never_reaches_the_auto_accept_line(
+    invoices_config: dict[str, Any],
+) -> None:
+    found = extract_all(INVOICE, invoices_config)
+    vendor = found["t-vendor"].values[0]  # from the letterhead: no label says so
+    assert vendor.text == "Northwind Traders GmbH" and vendor.confidence < 0.9
+    assert found["t-total"].values[0].confidence >= 0.9  # labelled "Total:"
