@@ -1,16 +1,23 @@
 """The real document sets as benchmark cases: truth, scoring and the reading ceiling.
 
-Three folders of real documents with ground truth are read from paths (they are not
-part of the product; see each folder's README for source and licence):
+Folders of real documents with ground truth are read from paths (they are not part of
+the product; see each folder's README for source and licence):
 
 - ``sroie-dev``: scanned receipts; company, date, address and total;
 - ``invoices-dev``: published invoices and receipts; issuer, number, date and total;
-- ``real``: published invoices and receipts; fields keyed by their printed label.
+- ``real``: published invoices and receipts; fields keyed by their printed label;
+- ``adforms-dev``: US TV political ad-buy forms; contract number, advertiser, gross
+  amount, flight dates (configuration ``bench/configurations/adforms.json``);
+- ``zugferd-dev``: European e-invoices, truth from their XML attachment, measured on
+  the page; seller, number, date, currency and totals (``zugferd.json``);
+- ``contracts-dev``: NDAs filed with the SEC; effective date, parties, governing law
+  and term, stated in sentences (``contracts.json``).
 
-Scoring follows the sroie-dev README for every set: names, addresses and codes are
+The first three are scored by the sroie-dev README: names, addresses and codes are
 equal with all whitespace removed and case ignored; dates when equal so or when both
 read as the same calendar date; amounts when both read as the same number (within
-0.01).
+0.01). The other three are scored by their own READMEs, through kinds of their own
+(US_DATE, EU_DATE, LOOSE_NAME, PARTY, LAW, TERM; see `right`).
 
 The *ceiling* of a value is whether it is present at all in the words the engine
 sees (text layer or OCR), compared the same way: a miss under the ceiling is the
@@ -26,7 +33,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -37,11 +44,25 @@ from servicetools.wire.values import parse_amount
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SETS = ("sroie-dev", "invoices-dev", "real")
+# Sets of other kinds of documents, each with its configuration in bench/configurations.
+# Not in SETS, which the engine's calibration is fitted on (bench/train.py).
+OTHER_SETS = ("adforms-dev", "zugferd-dev", "contracts-dev")
+CONFIGURATIONS = Path(__file__).resolve().parent / "configurations"
 # The bundled 40-document generated sample (datagen, seed 2026), read like a set.
 SAMPLE = "sample"
 
 # Kinds decide how a value is compared.
 NAME, ADDRESS, CODE, DATE, AMOUNT = "name", "address", "code", "date", "amount"
+# Kinds of the other sets' READMEs: a date whose numeric form is month first (US forms)
+# or, written with slashes, either way and otherwise day first (European invoices); a
+# name that may contain the truth or be contained in it (6 letters or digits at least);
+# one party of several (suffixes ignored, containment either way); a governing state
+# ("State of" ignored); a duration ("2 years" is "24 months").
+US_DATE, EU_DATE, LOOSE_NAME = "us-date", "eu-date", "loose-name"
+PARTY, LAW, TERM = "party", "law", "term"
+# Kinds whose truth holds several values, one a line: one outcome per value, each found
+# among all the values the engine gave.
+SEVERAL = (PARTY,)
 
 # Target names of the bundled configurations, per set field.
 SROIE_FIELDS = {"company": ("Merchant", NAME), "date": ("Date", DATE),
@@ -71,6 +92,17 @@ REAL_LABELS: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
         "Total": (("total", "total due"), AMOUNT),
     },
 }
+# The other sets' truth keys: (target name of their configuration, kind).
+ADFORMS_FIELDS = {"contract_number": ("Contract Number", CODE),
+                  "advertiser": ("Advertiser", LOOSE_NAME),
+                  "gross_amount": ("Gross Amount", AMOUNT),
+                  "flight_from": ("Flight Start", US_DATE), "flight_to": ("Flight End", US_DATE)}
+ZUGFERD_FIELDS = {"seller": ("Seller", LOOSE_NAME), "invoice_number": ("Invoice Number", CODE),
+                  "date": ("Invoice Date", EU_DATE), "currency": ("Currency", CODE),
+                  "net_total": ("Net Total", AMOUNT), "tax_total": ("Tax Total", AMOUNT),
+                  "total": ("Total", AMOUNT)}
+CONTRACTS_FIELDS = {"effective_date": ("Effective Date", US_DATE), "parties": ("Parties", PARTY),
+                    "jurisdiction": ("Governing Law", LAW), "term": ("Term", TERM)}
 CONTENT_TYPES = {".pdf": "application/pdf", ".png": "image/png", ".jpg": "image/jpeg",
                  ".jpeg": "image/jpeg"}
 
@@ -90,6 +122,9 @@ class Case:
     path: Path
     configuration: str
     truth: dict[str, Truth]  # by target name
+    # The distinct document a file shows, where a set draws one in several files
+    # (zugferd-dev's invoice_key): it decides the half, and figures per distinct document.
+    key: str = ""
 
     @property
     def name(self) -> str:
@@ -98,6 +133,18 @@ class Case:
     @property
     def content_type(self) -> str:
         return CONTENT_TYPES[self.path.suffix.lower()]
+
+    @property
+    def half(self) -> str:
+        return half(self.path.name, self.key or None)
+
+
+def half(file_name: str, invoice_key: str | None = None) -> str:
+    """``../shared/data/README.md``'s split: "tuning" when the first hex digit of the
+    SHA-256 of the file name (UTF-8, no folder) is 0-7, else "check"; zugferd-dev's
+    files by their `invoice_key` instead, so that each invoice is in one half."""
+    text = invoice_key if invoice_key is not None else file_name
+    return "tuning" if hashlib.sha256(text.encode()).hexdigest()[0] in "01234567" else "check"
 
 
 def cases(set_name: str, root: Path = SHARED) -> list[Case]:
@@ -109,9 +156,46 @@ def cases(set_name: str, root: Path = SHARED) -> list[Case]:
         return list(_invoices(folder))
     if set_name == "real":
         return list(_real(folder))
+    if set_name == "adforms-dev":
+        return list(_adforms(folder))
+    if set_name == "zugferd-dev":
+        return list(_zugferd(folder))
+    if set_name == "contracts-dev":
+        return list(_contracts(folder))
     if set_name == SAMPLE:
         return generated()
-    raise ValueError(f"unknown set {set_name!r}; known: {', '.join(SETS)}")
+    raise ValueError(f"unknown set {set_name!r}; known: {', '.join((*SETS, *OTHER_SETS))}")
+
+
+def _other(folder: Path, set_name: str, configuration: str,
+           fields: dict[str, tuple[str, str]]) -> Iterator[Case]:
+    """NAME.pdf beside NAME.json, the truth a key per field; null (or an empty list) is
+    not scored."""
+    for path in sorted(folder.glob("*.json")):
+        data = json.loads(path.read_text())
+        truth = {}
+        for name, (target, kind) in fields.items():
+            value = data.get(name)
+            if isinstance(value, list):
+                value = "\n".join(str(v) for v in value) if value else None
+            if value is not None:
+                truth[target] = Truth(kind, str(value), str(value))
+        yield Case(set_name, path.with_suffix(".pdf"), configuration, truth,
+                   str(data.get("invoice_key") or ""))
+
+
+def _adforms(folder: Path) -> Iterator[Case]:
+    return _other(folder, "adforms-dev", "adforms", ADFORMS_FIELDS)
+
+
+def _zugferd(folder: Path) -> Iterator[Case]:
+    # The truth is the XML attached to each PDF; the engine's loader (engine/pages.py)
+    # reads the pages only (text layer, or OCR), never the attachments.
+    return _other(folder, "zugferd-dev", "zugferd", ZUGFERD_FIELDS)
+
+
+def _contracts(folder: Path) -> Iterator[Case]:
+    return _other(folder, "contracts-dev", "contracts", CONTRACTS_FIELDS)
 
 
 def _sroie(folder: Path) -> Iterator[Case]:
@@ -214,6 +298,8 @@ def right(got: str, truth: Truth) -> bool:
     """Whether an extracted value equals the truth under the set's scoring."""
     if not got.strip():
         return False
+    if truth.kind in _OTHER_KINDS:
+        return _OTHER_KINDS[truth.kind](got, truth.value)
     if truth.kind == AMOUNT:
         number, expected = parse_amount(got), _number(truth.value)
         return (number is not None and not expected.is_nan()
@@ -237,6 +323,8 @@ _DATEISH = re.compile(r"\d{1,4}[./ -][\w.]{1,9}[./ -,]\s?\d{2,4}|\w{3,9}\.? \d{1
 
 def present(text_lines: list[str], truth: Truth) -> bool:
     """Whether the truth value occurs in the words the engine sees (the ceiling)."""
+    if truth.kind in _OTHER_KINDS:
+        return _present_other(text_lines, truth)
     whole = compact("".join(text_lines))
     if truth.kind != AMOUNT and (compact(truth.printed) in whole or compact(truth.value) in whole):
         return True
@@ -254,6 +342,186 @@ def present(text_lines: list[str], truth: Truth) -> bool:
         expected = as_date(truth.printed) | as_date(truth.value)
         return any(as_date(m.group()) & expected for line in text_lines
                    for m in _DATEISH.finditer(line))
+    return False
+
+
+# -- the other sets' scoring (their READMEs) ------------------------------------------------
+_ISO = re.compile(r"^\D{0,3}(\d{4})[-./](\d{1,2})[-./](\d{1,2})\D{0,3}$")
+_NUMERIC = re.compile(r"^\D{0,3}(\d{1,2})([-./])(\d{1,2})\2(\d{2}|\d{4})\D{0,3}$")
+_ORDINAL = re.compile(r"\b(\d{1,2})\s*(?:st|nd|rd|th)\b(?:\s+day\s+of\b)?", re.I)
+
+
+def _year(text: str) -> int:
+    year = int(text)
+    return year if len(text) == 4 else year + (2000 if year < 70 else 1900)
+
+
+def read_date(text: str, order: str) -> set[date]:
+    """The calendar dates a printed date means under a set's rule.
+
+    ``order`` is "mdy" (US forms: a numeric date is month first) or "eu" (a date written
+    with slashes either way, other numeric dates day first). ISO dates are year first;
+    dates with month names are read in their usual way ("24th day of August, 1999",
+    "5. März 2018", "03-Feb-20").
+    """
+    text = " ".join(str(text).split())
+    found: set[date] = set()
+    iso = _ISO.match(text)
+    numeric = _NUMERIC.match(text)
+    if iso:
+        orders = [(int(iso[1]), int(iso[2]), int(iso[3]))]
+    elif numeric:
+        first, separator, second, year = numeric[1], numeric[2], numeric[3], _year(numeric[4])
+        md = (year, int(first), int(second))
+        dm = (year, int(second), int(first))
+        orders = [md] if order == "mdy" else [dm, md] if separator == "/" else [dm]
+    else:
+        words = _WORD.sub(lambda m: _MONTHS.get(m.group().lower(), m.group()),
+                          _ORDINAL.sub(r"\1", text))
+        if not re.search(r"\d", words) or not re.search(r"[^\W\d_]{3}", words):
+            return found
+        try:
+            # A part left out (no day, no year) would be taken from the default: two
+            # defaults that disagree show it, and such a text is no calendar date.
+            parsed = {dateparser.parse(words, dayfirst=order != "mdy", default=default).date()
+                      for default in (datetime(2001, 1, 1), datetime(2002, 2, 2))}
+        except (ValueError, OverflowError, TypeError):
+            return found
+        return parsed if len(parsed) == 1 else found
+    for y, m, d in orders:
+        try:
+            found.add(date(y, m, d))
+        except ValueError:
+            pass
+    return found
+
+
+def alnum(text: str) -> str:
+    """Lower case, every character that is not a letter or digit removed."""
+    return "".join(c for c in str(text).lower() if c.isalnum())
+
+
+def _loose_name(got: str, truth: str) -> bool:
+    """adforms-dev's advertiser and zugferd-dev's seller: equal after `alnum`, or one
+    contains the other and the shorter has at least 6 characters."""
+    a, b = alnum(got), alnum(truth)
+    shorter, longer = sorted((a, b), key=len)
+    return bool(a) and (a == b or (len(shorter) >= 6 and shorter in longer))
+
+
+_SUFFIXES = {"inc", "incorporated", "llc", "llp", "lp", "ltd", "limited", "corp",
+             "corporation", "co", "company", "plc", "nv", "sa", "ag", "gmbh"}
+
+
+def party_name(text: str) -> str:
+    """contracts-dev's party: case and punctuation ignored ("&" read as "and"), company
+    suffixes such as Inc, LLC, Corp and Ltd at the end ignored."""
+    words = _party_words(text)
+    while words and words[-1] in _SUFFIXES:
+        words.pop()
+    return "".join(words)
+
+
+def _party_words(text: str) -> list[str]:
+    return re.sub(r"[^\w\s]|_", "", str(text).lower().replace("&", " and ")).split()
+
+
+def _party(got: str, truth: str) -> bool:
+    """A truth party is found when one of the extracted values (one a line) equals it as
+    `party_name`s, contains it or is contained in it."""
+    wanted = party_name(truth)
+    for value in got.split("\n"):
+        name = party_name(value)
+        if name and wanted and (name == wanted or name in wanted or wanted in name):
+            return True
+    return False
+
+
+def _state(text: str) -> str:
+    return re.sub(r"^state of ", "", " ".join(re.sub(r"[^\w\s]|_", " ",
+                                                      str(text).lower()).split()))
+
+
+def _law(got: str, truth: str) -> bool:
+    """contracts-dev's jurisdiction: case, punctuation and a leading "State of" ignored."""
+    return bool(_state(got)) and _state(got) == _state(truth)
+
+
+_NUMBER_WORDS = {w: n for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+                      "eighty": 80, "ninety": 90, "a": 1, "an": 1})
+_DURATION = re.compile(
+    r"\b(\d+|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-(?:one|two|three|four|"
+    r"five|six|seven|eight|nine)|[a-z]+)\s*(?:\((\d+)\))?[\s-]*(?:calendar\s+|full\s+)?"
+    r"(day|week|month|year)s?\b", re.I)
+
+
+def durations(text: str) -> list[tuple[str, int]]:
+    """Every duration written in a text, as ("months", n) or ("days", n): "two (2) years"
+    is ("months", 24), "18 months" ("months", 18), "90 days" ("days", 90)."""
+    found = []
+    for m in _DURATION.finditer(str(text)):
+        word, digits, unit = m[1].lower(), m[2], m[3].lower()
+        if digits:
+            n = int(digits)
+        elif word.isdigit():
+            n = int(word)
+        elif "-" in word:
+            tens, ones = word.split("-")
+            n = _NUMBER_WORDS[tens] + _NUMBER_WORDS[ones]
+        elif word in _NUMBER_WORDS:
+            n = _NUMBER_WORDS[word]
+        else:
+            continue
+        found.append(("months", n * 12) if unit == "year" else ("months", n)
+                     if unit == "month" else ("days", n * 7) if unit == "week"
+                     else ("days", n))
+    return found
+
+
+def _term(got: str, truth: str) -> bool:
+    """contracts-dev's term: the same duration ("2 years" equals "24 months"); the
+    extracted text is read as the first duration it writes."""
+    read, wanted = durations(got), durations(truth)
+    return bool(read) and bool(wanted) and read[0] == wanted[0]
+
+
+_OTHER_KINDS = {
+    US_DATE: lambda got, truth: bool(read_date(got, "mdy") & read_date(truth, "mdy")),
+    EU_DATE: lambda got, truth: bool(read_date(got, "eu") & read_date(truth, "eu")),
+    LOOSE_NAME: _loose_name, PARTY: _party, LAW: _law, TERM: _term,
+}
+
+_MONTH = (r"(?:jan|feb|febr|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|"
+          + "|".join(_MONTHS))
+_DATE_TEXT = re.compile(
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\.?\s*(?:day\s+of\s+)?(?:{_MONTH})[\s,.-]*\d{{2,4}}\b"
+    rf"|\b(?:{_MONTH})\s*\d{{1,2}}(?:st|nd|rd|th)?,?\s*\d{{4}}\b", re.I)
+
+
+def _present_other(text_lines: list[str], truth: Truth) -> bool:
+    """The ceiling under the other sets' kinds: the truth read in the words as the
+    set's rule would read an extracted value there."""
+    text = " ".join(text_lines)
+    if truth.kind in (US_DATE, EU_DATE):
+        order = "mdy" if truth.kind == US_DATE else "eu"
+        expected = read_date(truth.value, order)
+        return any(read_date(m.group(), order) & expected for m in _DATE_TEXT.finditer(text))
+    if truth.kind == LOOSE_NAME:
+        name = alnum(truth.value)
+        return name in alnum(text) or any(
+            len(alnum(line)) >= 6 and alnum(line) in name for line in text_lines)
+    if truth.kind == PARTY:
+        party = party_name(truth.value)
+        return bool(party) and party in "".join(_party_words(text))
+    if truth.kind == LAW:
+        return f" {_state(truth.value)} " in f" {_state(text)} "
+    if truth.kind == TERM:
+        wanted = durations(truth.value)
+        return bool(wanted) and wanted[0] in durations(text)
     return False
 
 
@@ -299,6 +567,8 @@ class Outcome:
     raw: float = 0.0  # before calibration
     engine_kind: str = ""  # the kind whose calibration map applies
     evidence: dict[str, float] = field(default_factory=dict)  # how it was found
+    half: str = ""  # "tuning" or "check" (../shared/data's rule)
+    key: str = ""  # the distinct document the file shows (Case.key), where a set has one
 
 
 @dataclass
@@ -333,14 +603,17 @@ def run_case(case: Case, configuration: dict[str, Any], cache: Path | None = Non
     by_name: dict[str, tuple[str, float, float, str, dict[str, float]]] = {}
     specs = {t["id"]: t for t in configuration["extraction_targets"]}
     for group in group_targets(configuration):
-        for target in extract_group(document, group, configuration):
-            if target.type == "field":
-                spec = specs[target.target_id]
-                first = target.values[0] if target.values else None
+        for extracted in extract_group(document, group, configuration):
+            if extracted.type == "field":
+                spec = specs[extracted.target_id]
+                first = extracted.values[0] if extracted.values else None
                 raw = first.raw if first is not None and first.raw is not None else (
                     first.confidence if first else 0.0)
+                # A target of several values gives them all, one a line.
+                text = ("\n".join(v.text for v in extracted.values) if spec.get("is_multiple")
+                        else first.text if first else "")
                 by_name[spec.get("name") or spec["id"]] = (
-                    first.text if first else "", first.confidence if first else 0.0, raw,
+                    text, first.confidence if first else 0.0, raw,
                     # How the engine read it, as it told the calibration.
                     f"{field_kind(spec)}:"
                     f"{'ocr' if first and first.evidence.get('ocr') else 'text'}",
@@ -348,9 +621,13 @@ def run_case(case: Case, configuration: dict[str, Any], cache: Path | None = Non
     outcomes = []
     for target, truth in case.truth.items():
         got, confidence, raw, kind, evidence = by_name.get(target, ("", 0.0, 0.0, "", {}))
-        outcomes.append(Outcome(case.set, case.name, target, truth.kind, truth.value, got,
-                                float(confidence), right(got, truth), present(text_lines, truth),
-                                float(raw), kind, evidence))
+        # A truth of several values counts each: found or not among all the values given.
+        for one in ([Truth(truth.kind, v, v) for v in truth.value.split("\n")]
+                    if truth.kind in SEVERAL else [truth]):
+            outcomes.append(Outcome(case.set, case.name, target, one.kind, one.value, got,
+                                    float(confidence), right(got, one),
+                                    present(text_lines, one), float(raw), kind, evidence,
+                                    case.half, case.key or case.name))
     return outcomes, len(document.pages)
 
 
@@ -545,13 +822,10 @@ def cross_validated(outcomes: list[Outcome], folds: int = 5, method: str = "isot
 def collect(sets: list[str], root: Path = SHARED, cache: Path | None = None,
             progress: bool = True, extra: list[Case] | None = None) -> list[Outcome]:
     """Outcomes of every case of the sets (and of `extra` cases), with the bundled
-    configurations."""
+    configurations and the bench's own (`configurations`)."""
     from tqdm import tqdm
 
-    from servicetools import bundled
-
-    configurations = {p.stem: json.loads(p.read_text())
-                      for p in bundled.CONFIGURATIONS.glob("*.json")}
+    known = configurations()
     reader = reader_version()
     every: list[Case] = []
     for name in sets:
@@ -562,6 +836,55 @@ def collect(sets: list[str], root: Path = SHARED, cache: Path | None = None,
     every += extra or []
     outcomes: list[Outcome] = []
     for case in tqdm(every, desc="engine over the sets", file=sys.stderr, disable=not progress):
-        found, _ = run_case(case, configurations[case.configuration], cache, reader)
-        outcomes += found
+        some, _ = run_case(case, known[case.configuration], cache, reader)
+        outcomes += some
     return outcomes
+
+
+def configurations() -> dict[str, dict[str, Any]]:
+    """The configurations cases name, by file stem: the bundled ones and the bench's own
+    (bench/configurations/*.json, for the other sets)."""
+    from servicetools import bundled
+
+    found: dict[str, dict[str, Any]] = {}
+    for path in [*sorted(bundled.CONFIGURATIONS.glob("*.json")),
+                 *sorted(CONFIGURATIONS.glob("*.json"))]:
+        if path.stem in found:
+            raise ValueError(f"{path}: a configuration named {path.stem!r} is already known")
+        found[path.stem] = json.loads(path.read_text())
+    return found
+
+
+def _share(outcomes: list[Outcome], what: str = "right") -> str:
+    """The share of outcomes whose `what` ("right", "present") holds."""
+    if not outcomes:
+        return "-"
+    return f"{sum(bool(getattr(o, what)) for o in outcomes) / len(outcomes):.1%}"
+
+
+def halves_table(outcomes: list[Outcome]) -> str:
+    """Per set and target: accuracy on the tuning half and on the check half (with their
+    numbers of values), fill and ceiling over both; where a set draws one document in
+    several files, also the accuracy per distinct document (each weighs once)."""
+    rows = [f"{'set / target':<32}{'n tun':>6}{'acc tun':>9}{'n chk':>6}{'acc chk':>9}"
+            f"{'fill':>8}{'ceiling':>9}{'acc/doc':>9}"]
+    for name in dict.fromkeys(o.set for o in outcomes):
+        of_set = [o for o in outcomes if o.set == name]
+        targets = list(dict.fromkeys(o.target for o in of_set))
+        for target in [*targets, "all"]:
+            some = of_set if target == "all" else [o for o in of_set if o.target == target]
+            tuning = [o for o in some if o.half == "tuning"]
+            check = [o for o in some if o.half == "check"]
+            by_key: dict[str, list[Outcome]] = {}
+            for o in some:
+                by_key.setdefault(o.key, []).append(o)
+            per_doc = "-"
+            if len(by_key) < len({o.document for o in some}):
+                mean = sum(sum(o.right for o in k) / len(k) for k in by_key.values())
+                per_doc = f"{mean / len(by_key):.1%}"
+            fill = f"{sum(bool(o.got.strip()) for o in some) / len(some):.1%}"
+            rows.append(f"{name + ' / ' + target:<32}{len(tuning):>6}{_share(tuning):>9}"
+                        f"{len(check):>6}{_share(check):>9}{fill:>8}"
+                        f"{_share(some, 'present'):>9}{per_doc:>9}")
+    return "\n".join(rows)
+
