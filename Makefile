@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-fast test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-rename bench-tables bench-ranker bench-reliability bench-audit-scale \
+.PHONY: demo test test-fast test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-rename bench-sets bench-tables bench-ranker bench-reliability bench-audit-scale \
 	bench-limits bench-scale train serve lint clean
 
 $(STAMP): pyproject.toml
@@ -51,7 +51,7 @@ e2e: $(STAMP)
 
 # accuracy.py runs OCR over a 200-document dev set (minutes): it has its own target.
 bench: $(STAMP)
-	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/rename.py|bench/train.py|bench/realsets.py|bench/tables.py|bench/icdar.py|bench/ranker.py|bench/scale.py|bench/audit_scale.py) continue;; esac; \
+	@for b in bench/*.py; do case "$$b" in bench/accuracy.py|bench/rename.py|bench/train.py|bench/realsets.py|bench/sets.py|bench/tables.py|bench/icdar.py|bench/ranker.py|bench/scale.py|bench/audit_scale.py) continue;; esac; \
 		echo "== $$b"; $(PY) $$b || exit 1; done
 
 # kill -9 during 50 extractions, 50 triggers beside 200 status requests, one user's
@@ -81,6 +81,12 @@ bench-accuracy: $(STAMP)
 # half of the real sets (a few minutes; the words of read documents are cached).
 bench-rename: $(STAMP)
 	$(PY) bench/rename.py --root $(DEV_DATA)
+
+# The sets of other kinds of documents (adforms-dev, zugferd-dev, contracts-dev) with
+# their configurations in bench/configurations: accuracy per target on each half, fill
+# and ceiling (10-20 minutes the first time, most of it OCR of scanned pages; cached).
+bench-sets: $(STAMP)
+	$(PY) bench/sets.py --root $(DEV_DATA)
 
 # Tables on the ICDAR 2013 dev set (DEV_DATA/icdar2013-dev): the engine beside
 # pdfplumber and camelot's four flavours, same documents, same measure (about 2 min).
