@@ -36,7 +36,13 @@ from .amounts import ROUNDED, after_rounding, qualified, rounded
 from .calibration import calibrated
 from .lines import Line
 from .lookalikes import lookalike_ratio
-from .names import address_below, issuer_name, only_legal_form, recipient_name
+from .names import (
+    address_below,
+    issuer_name,
+    only_legal_form,
+    recipient_name,
+    title_words_only,
+)
 from .page_model import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
 from .roles import (
@@ -50,6 +56,7 @@ from .roles import (
     TOTAL,
     understand,
 )
+from .sentences import stated_values
 from .shapes import AMOUNT, Shape, validates
 from .titles import letter_date, title_date, title_number
 from .vocabulary import block_headings, described_aliases, translations
@@ -91,6 +98,9 @@ _MAX_LABEL_GAP = 50.0
 _MAX_AMOUNT_GAP = 90.0
 _MAX_WORD_GAP = 3.0
 _PHRASE_GAP = 1.5
+# A label that ends a longer phrase ("Alt Order #:", "Customer PO #:") is more often that
+# longer label's: its value counts less than one under the label itself.
+_INSIDE = 0.8
 
 
 @dataclass(frozen=True)
@@ -102,6 +112,7 @@ class Label:
     end: int
     score: float
     translated: bool = False  # a label from the vocabulary, not the configuration
+    inside: bool = False  # words before it in the same phrase ("Alt Order #:")
 
 
 @dataclass
@@ -159,9 +170,30 @@ def label_aliases(target: dict[str, Any]) -> list[str]:
     for key in list(aliases):
         for printed in translations(key):
             aliases.setdefault(label_key(printed), printed)
-    for printed in understand(target).labels:
+    understood = understand(target)
+    # The name and the label phrases the description's prose names, with the other ways
+    # a number's label is printed and their translations.
+    for phrase in (*phrases[:1], *understood.described):
+        for printed in (phrase, *_number_siblings(phrase), *translations(label_key(phrase))):
+            aliases.setdefault(label_key(printed), printed)
+    for printed in understood.labels:
         aliases.setdefault(label_key(printed), printed)
     return list(aliases.values())
+
+
+# The ways one number's label is printed: "Contract Number", "Contract No.", "Contract #",
+# "Contract Nr", "Contract ID", and "Contract" alone before its number.
+_NUMBER_SUFFIX = re.compile(r"^(.*?\w)\s*(?:number|no\.?|#|nr\.?|id|num\.?)$", re.IGNORECASE)
+
+
+def _number_siblings(phrase: str) -> list[str]:
+    found = _NUMBER_SUFFIX.match(phrase.strip())
+    if not found:
+        return []
+    stem = found.group(1)
+    siblings = [f"{stem} {suffix}" for suffix in ("Number", "No", "No.", "#", "Nr", "ID")]
+    # A title ("Invoice", "Receipt") labels nothing by itself.
+    return siblings if label_key(stem) in _TITLES else [stem, *siblings]
 
 
 def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]:
@@ -205,14 +237,18 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                     if score:
                         translated = (target_id, key) not in own
                         found.append((Label(target_id, key, index, start, end, score,
-                                            translated), order))
+                                            translated, start not in starts), order))
         found.sort(key=lambda h: (-round(h[0].score, 1), -len(h[0].key), -h[0].score,
                                   h[0].start, h[1]))
         taken: set[int] = set()
+        kept: set[tuple[int, int, str]] = set()
         for label, _ in found:
             span = set(range(label.start, label.end))
-            if not span & taken:
+            # One printed label may serve several targets ("Flight Dates" for the start
+            # and the end of a flight): the same words under the same label key.
+            if not span & taken or (label.start, label.end, label.key) in kept:
                 taken |= span
+                kept.add((label.start, label.end, label.key))
                 labels.append(label)
     return labels
 
@@ -282,7 +318,12 @@ def extract_fields(
     for target in targets:
         target_id = str(target.get("id", ""))
         candidates = by_target.get(target_id, [])
-        if candidates:
+        stated = understand(target).stated
+        if stated and (values := stated_values(lines, target, stated)):
+            # "Governing Law. This Agreement shall be governed by ...": the heading labels
+            # a sentence; the value is read from the sentence the target's words point to.
+            result[target_id] = values if target.get("is_multiple") else values[:1]
+        elif candidates:
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
             if _shape(target).kind == "amount" and not target.get("is_multiple"):
                 chosen = result[target_id][0]
@@ -408,6 +449,8 @@ def _candidate(
             placement = _BELOW if colon else _BELOW_BARE
     if not words:
         return None
+    if label.inside:
+        placement *= _INSIDE  # "Alt Order #: WOC1249": a longer label than the one sought
     if shape.kind == "amount" and line == label.line:
         placement *= qualified(lines[line], (label.start, label.end), words[0],
                                own_aliases(target))
@@ -426,6 +469,8 @@ def _candidate(
     wants_name = shape.pattern is None and (_wants_top(target) or _wants_recipient(target))
     if wants_name and _PROSE.fullmatch(text):
         return None  # "From all around the world": a phrase in lower case is no name
+    if wants_name and title_words_only(text):
+        return None  # "FROM   INVOICE # US-001": the next label's title, not the name
     if wants_name and _identifier(text):
         # "GLN 4304171000002" over the buyer's name, "N° de client : REFCLI0215": a
         # number is no name. Under the label, the name may follow on the next line.
@@ -435,13 +480,20 @@ def _candidate(
         text = " ".join(w.text for w in words)
         if not text or _identifier(text) or label_key(text) in block_headings():
             return None
+    if shape.kind == "date" and understand(target).end == "end":
+        # "Flight Dates 01/28/20 - 02/03/20" for a target asking for the end: the last date.
+        dates = shape.find(" ".join(w.text for w in words))
+        if len(dates) >= 2:
+            text = dates[-1]
     if shape.kind == "code" and " / " in text:
         text = text.split(" / ")[0]  # "94165608 / 30.08.2018" under "Number / Date"
     if shape.kind == "code" and not _code_like(text):
         return None  # a word is no number ("CentralCity", "/ Datum"); "INV-NAMED" is
     tree = target.get("validation_tree")
     valid = validates(text, tree)
-    if valid is False:
+    if valid is False and shape.kind != "code":
+        # Spaces OCR dropped in a date or an amount; a code has none to put back
+        # ("#INV03051" is not "#INV 03051").
         respaced = _respace(text)
         respaced = _trim_to_shape(respaced, shape)
         if respaced != text and validates(respaced, tree):
@@ -622,6 +674,15 @@ def _trim_to_shape(text: str, shape: Shape) -> str:
     text = text.strip()
     if shape.pattern is None or shape.fits(text):
         return text
+    if shape.kind == "code":
+        # One issuer's number is not cut to another's pattern ("INV-42X" for an example
+        # "INV-2024-0012"); of several words, one of the example's pattern, else the
+        # first with the look of a code ("Contract 4263696 Rev 2").
+        words = text.split()
+        if len(words) == 1:
+            return text
+        found = shape.find(text)
+        return found[0] if found else next((w for w in words if _code_like(w)), text)
     found = shape.find(text) or shape.find(_respace(text))
     return found[0] if found else text
 

@@ -26,7 +26,7 @@ from .vocabulary import block_headings
 
 __all__ = [
     "Name", "address_below", "issuer_name", "misread_legal_forms", "only_legal_form",
-    "recipient_name",
+    "recipient_name", "title_words_only",
 ]
 
 # Legal forms of companies, as printed (compared without case).
@@ -80,7 +80,7 @@ _TITLE_WORDS = frozenset({
 _TITLE_SPLIT = re.compile(r"[\s/&|,.:()#-]+")
 
 
-def _title_words_only(text: str) -> bool:
+def title_words_only(text: str) -> bool:
     """A phrase made only of a document title's words."""
     words = [w for w in _TITLE_SPLIT.split(text.lower()) if w]
     return bool(words) and all(w in _TITLE_WORDS or (w.endswith("s") and w[:-1] in _TITLE_WORDS)
@@ -172,7 +172,7 @@ def _score(text: str, height: float, body: float, index: int, sender: bool = Fal
     digits = sum(c.isdigit() for c in text)
     if letters < 2 or _TITLES.match(text.strip(" :.")) or ":" in text:
         return 0.0  # a title, or a label and its value ("Lieferadresse: Beispiel AG")
-    if _title_words_only(text) or _holds_block_heading(text):
+    if title_words_only(text) or _holds_block_heading(text):
         return 0.0
     if "@" in text or "www" in text.lower() or "http" in text.lower():
         return 0.0

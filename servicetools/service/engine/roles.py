@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .shapes import Shape, shape_of
+from .sentences import DURATION, JURISDICTION, PARTIES
+from .shapes import Shape, code_shape, shape_of
 from .vocabulary import role_labels
 
 __all__ = [
@@ -161,6 +162,9 @@ class Understood:
     labels: tuple[str, ...]  # printed labels of the role, in every language read
     owner: str = ""  # of an address: ISSUER or CUSTOMER when the words say whose
     at_top: bool = False  # the description places the value at the top
+    end: str = ""  # "start" or "end": which end of a printed range ("Flight Start")
+    described: tuple[str, ...] = ()  # label phrases the description's prose names
+    stated: str = ""  # a value stated in a sentence: sentences.JURISDICTION, DURATION, PARTIES
 
     @property
     def kind(self) -> str:
@@ -198,7 +202,85 @@ def _understand(name: str, description: str, example: str, tree: str) -> Underst
         shape = shape_of(fallback)
     if role == OTHER or (role in (ISSUER, CUSTOMER, ADDRESS) and shape.pattern is not None):
         role = ""  # "Company ID" with example "HRB 1234": a code, not the company
-    return Understood(role, shape, role_labels(role), owner, bool(_AT_TOP.search(description)))
+    if role in _NUMBERS and shape.kind == "number":
+        # "471102": one issuer's number is all digits, another's "R-2018-7"; a document's
+        # number is a code of any form, not a quantity.
+        shape = code_shape(example)
+    stated = _stated(name, description, example) if not role and shape.pattern is None else ""
+    return Understood(role, shape, role_labels(role), owner, bool(_AT_TOP.search(description)),
+                      _end(name), _described(description), stated)
+
+
+_JURISDICTION_WORDS = frozenset({"law", "laws", "jurisdiction", "governed", "governing",
+                                 "venue", "forum"})
+_DURATION_NAMES = frozenset({"term", "duration", "period", "length", "tenure"})
+_PARTY_WORDS = frozenset({"party", "parties", "signatory", "signatories", "counterparty",
+                          "counterparties", "contracting"})
+_DURATION_EXAMPLE = re.compile(r"^\d+\s*(?:days?|weeks?|months?|years?)$", re.IGNORECASE)
+
+
+def _stated(name: str, description: str, example: str) -> str:
+    """Which kind of stated value a target without a role asks for, if any."""
+    named, described = set(_normal(name).split()), set(_normal(description).split())
+    if named & _PARTY_WORDS:
+        return PARTIES
+    if (named | described) & _JURISDICTION_WORDS:
+        return JURISDICTION
+    if named & _DURATION_NAMES or _DURATION_EXAMPLE.match(example.strip()) or (
+            "how long" in _normal(description)):
+        return DURATION
+    return ""
+
+
+_NUMBERS = (DOCUMENT_NUMBER, ORDER_NUMBER, TRANSACTION_NUMBER)
+_START = frozenset({"start", "from", "begin", "beginning", "first", "begins", "starts"})
+_END = frozenset({"end", "to", "until", "till", "through", "last", "ends", "expiry"})
+
+
+def _end(name: str) -> str:
+    """Which end of a range a name asks for: "Flight Start" the first date, "Valid Until"
+    the last."""
+    words = set(_normal(name).split())
+    if words & _START:
+        return "start"
+    if words & _END:
+        return "end"
+    return ""
+
+
+# Words a label ends in: a phrase of the description ending in one ("the flight dates",
+# "the gross total", "the order number") names a label the document may print.
+_HEADS = frozenset({"number", "no", "date", "dates", "amount", "total", "name", "period",
+                    "reference", "id", "code", "law", "term", "address"})
+_STOP = frozenset({"the", "a", "an", "of", "its", "this", "that", "which", "is", "in", "on",
+                   "at", "for", "by", "to", "and", "or", "with", "as", "it", "be", "own",
+                   "first", "last", "usually", "each", "one", "their", "his", "her", "any",
+                   "some", "all", "may", "not", "from", "after", "before", "printed"})
+# A clause naming what the value is not: "(the gross total, not the smaller net amount)".
+_NEGATED = re.compile(r"\b(?:not|never|rather than|instead of|other than|excluding)\b[^.;,()]*",
+                      re.IGNORECASE)
+
+
+@lru_cache(maxsize=1024)
+def _described(description: str) -> tuple[str, ...]:
+    """Label phrases of two or three words the description's prose names, negated
+    clauses left out."""
+    found: list[str] = []
+    # Within a clause: a list of labels ("Total", "Grand Total") runs no phrases together.
+    for clause in _CLAUSES.split(_NEGATED.sub(" ", description)):
+        words = _normal(clause).split()
+        for index, word in enumerate(words):
+            if word not in _HEADS:
+                continue
+            for size in (3, 2):
+                phrase = words[max(0, index - size + 1): index + 1]
+                if len(phrase) == size and not any(w in _STOP or w in _HEADS or not w.isalpha()
+                                                   for w in phrase[:-1]):
+                    found.append(" ".join(phrase).title())
+    return tuple(dict.fromkeys(found))
+
+
+_CLAUSES = re.compile(r"[,;:.()\"“”„«»]|(?<![A-Za-z])'|'(?![A-Za-z])|\bor\b|\band\b")
 
 
 def _normal(text: str) -> str:

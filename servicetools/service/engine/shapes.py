@@ -134,6 +134,11 @@ def shape_of(example: str) -> Shape:
     return Shape("text", None)
 
 
+def code_shape(example: str) -> Shape:
+    """A code's shape whatever the example looks like ("471102" as a document number)."""
+    return Shape("code", _code_pattern(example.strip() or "A-1"))
+
+
 def _code_pattern(example: str) -> re.Pattern[str]:
     """Runs of letters and of digits generalised, separators kept: INV-2024-0012 -> A+-9+-9+."""
     parts = []

@@ -1,0 +1,137 @@
+"""Values stated in sentences, not after labels: contracts and letters.
+
+"This Agreement shall be governed by the laws of the State of Delaware", "for a period
+of two (2) years", "by and between Acme, Inc., a Delaware corporation, and Globex
+LLC": the value stands in a sentence, and the target's own words say which sentence.
+The sentence is chosen by the words the target's name and description share with it
+(compared by their first letters, so "governed", "governing" and "govern" meet), among
+the sentences that hold a value of the target's kind (roles.py reads the kind):
+
+- ``jurisdiction``: the place after "laws of (the State of)": "Delaware", "New York";
+- ``duration``: a number of days, weeks, months or years, as printed ("two (2) years");
+- ``parties``: the names after "between" in the agreement's opening sentence, each a
+  value (a qualifier such as ", a Delaware corporation" or "(the "Company")" dropped).
+
+Nothing here grounds a value the way a label does, so its confidence stays low (fields.py
+keeps every ungrounded value under 0.9).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from typing import Any
+
+from .lines import Line
+from .results import EngineValue
+
+__all__ = ["DURATION", "JURISDICTION", "PARTIES", "stated_values"]
+
+JURISDICTION = "jurisdiction"
+DURATION = "duration"
+PARTIES = "parties"
+
+# "laws of the State of New York", "laws of the Commonwealth of Virginia", "laws of
+# England and Wales", "Delaware law".
+_LAW = re.compile(
+    r"\blaws?\s+of\s+(?i:the\s+)?(?i:(?:State|Commonwealth|Province|Republic|Kingdom|Canton)"
+    r"\s+of\s+)?((?:[A-Z][a-z]+)(?:\s+(?:[A-Z][a-z]+|of|and))*)"
+    # "governed by Indiana law", "under Oregon law"
+    r"|\b(?:by|under|with)\s+(?:the\s+)?((?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?)\s+law\b")
+_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+                r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|"
+                r"forty|fifty|sixty|ninety|twenty-four|thirty-six|forty-eight)")
+_DURATION = re.compile(
+    rf"\b(?:{_NUMBER_WORD}\s*\(\s*\d{{1,3}}\s*\)|{_NUMBER_WORD}|\d{{1,3}})"
+    r"[\s-]*(?:calendar\s+|full\s+)?(?:days?|weeks?|months?|years?)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z\"“])")
+_BETWEEN = re.compile(r"\b(?:by\s+and\s+)?between\b", re.IGNORECASE)
+# What follows a party's name in an opening sentence: its description or defined name.
+_QUALIFIER = re.compile(
+    r",?\s+(?:an?\s+[A-Z]?[a-z]+(?:\s+[a-z]+)*\s+(?:corporation|company|limited|partnership|"
+    r"bank|association|entity|individual|llc)|with\s+(?:its|offices|a\s+principal)|"
+    r"having|whose|residing|located|organized|incorporated|on\s+behalf)\b.*$"
+    r"|\s*\(.*$|\s*[\"“].*$",
+    re.IGNORECASE | re.DOTALL)
+_LEGAL_TAIL = re.compile(r"^(?:inc|llc|l\.l\.c|ltd|corp|co|lp|l\.p|plc|n\.v|s\.a|gmbh|ag)\b\.?",
+                         re.IGNORECASE)
+_STOP = frozenset({"the", "a", "an", "of", "its", "this", "that", "which", "is", "in", "on",
+                   "at", "for", "by", "to", "and", "or", "with", "as", "it", "be", "each",
+                   "one", "value", "named", "stated", "how", "long", "number", "what", "who",
+                   "whose", "us", "from"})
+_STATED = 0.5
+_MAX_PARTIES = 6
+
+
+def stated_values(lines: list[Line], target: dict[str, Any], kind: str) -> list[EngineValue]:
+    """The target's values read from the sentence its words point to; [] when none holds
+    a value of its kind."""
+    sentences = _sentences(lines)
+    if not sentences:
+        return []
+    cues = _stems(f"{target.get('name') or ''} {target.get('description') or ''}")
+    if kind == PARTIES:
+        return _parties(sentences)
+    pattern = _LAW if kind == JURISDICTION else _DURATION
+    best: tuple[int, int, str] | None = None
+    for index, sentence in enumerate(sentences):
+        found = pattern.search(sentence)
+        if not found:
+            continue
+        shared = len(cues & _stems(sentence))
+        value = (found.group(1) or found.group(2)) if kind == JURISDICTION else found.group(0)
+        if best is None or shared > best[0]:
+            best = (shared, index, value.strip())
+    if best is None or (best[0] == 0 and kind == DURATION):
+        return []  # a duration in a sentence the target's words do not touch says nothing
+    shared, _, value = best
+    share = min(1.0, shared / max(1, min(len(cues), 4)))
+    return [EngineValue(_trimmed(value), round(_STATED * (0.5 + 0.5 * share), 4),
+                        evidence={"sentence": 1.0, "sentence_cues": round(share, 3)})]
+
+
+def _sentences(lines: list[Line]) -> list[str]:
+    """The text of the lines as sentences (lines of one paragraph joined)."""
+    text = " ".join(line.text for line in lines)
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _stems(text: str) -> set[str]:
+    """Content words by their first five letters, plural "s" dropped: "governed",
+    "governing" -> "gover"; "laws" -> "law"."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return {w.rstrip("s")[:5] for w in words if w not in _STOP and len(w) > 2}
+
+
+def _trimmed(value: str) -> str:
+    """A jurisdiction without the words after the place ("New York without regard")."""
+    return re.sub(r"\s+(?:and|of)$", "", value)
+
+
+def _parties(sentences: list[str]) -> list[EngineValue]:
+    """The names after "between" in the first sentence that has one (an opening)."""
+    for sentence in sentences[:40]:
+        found = _BETWEEN.search(sentence)
+        if not found:
+            continue
+        rest = sentence[found.end():]
+        names = []
+        for piece in re.split(r"\s+and\s+(?=[A-Z])|;", rest):
+            name = _QUALIFIER.sub("", piece).strip(" ,:\"“”")
+            last = name.split()[-1] if name.split() else ""
+            if name.endswith(".") and not _LEGAL_TAIL.match(last.split(",")[-1]):
+                name = name[:-1]  # the sentence's full stop, not "Inc."
+            # "Acme, Inc." is one name: a legal form after the comma belongs to it.
+            parts = [p.strip() for p in name.split(",")]
+            joined = parts[0]
+            for part in parts[1:]:
+                if not _LEGAL_TAIL.match(part):
+                    break
+                joined = f"{joined}, {part}"
+            if joined and joined[0].isupper() and len(joined.split()) <= 8:
+                names.append(joined)
+        if names:
+            confidence = round(_STATED * statistics.fmean([0.9] * len(names)), 4)
+            return [EngineValue(n, confidence, evidence={"sentence": 1.0, "parties": 1.0})
+                    for n in names[:_MAX_PARTIES]]
+    return []

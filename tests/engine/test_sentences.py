@@ -1,0 +1,105 @@
+"""Values a user's own configuration asks for where no bundled one looks: stated in
+sentences (engine/sentences.py), one end of a printed range, a number labelled in any of
+its printed forms, labels named in a description's prose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from servicetools.service.engine.roles import understand
+
+from ..support.engine_documents import extract_all, stacked
+
+
+def _field(target_id: str, name: str, description: str, example: str = "",
+           multiple: bool = False) -> dict[str, Any]:
+    return {"id": target_id, "type": "field", "name": name, "description": description,
+            "example": example, "validation_tree": None, "is_multiple": multiple,
+            "search_area": "all", "search_area_type": "all", "extraction_group_id": "g",
+            "creation_unix_timestamp": 0.0}
+
+
+def _configuration(*targets: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "c", "name": "mine", "extraction_targets": list(targets)}
+
+
+def _values(document: Any, configuration: dict[str, Any]) -> dict[str, list[str]]:
+    return {key: [v.text for v in target.values]
+            for key, target in extract_all(document, configuration).items()}
+
+
+CONTRACT = stacked(
+    "MUTUAL NONDISCLOSURE AGREEMENT",
+    "This Agreement is entered into as of March 24, 2007 by and between Acme Widgets,",
+    "Inc., a Delaware corporation (the \"Company\"), and Globex LLC (\"Recipient\").",
+    "1. Term. The obligations of this Agreement shall last for a period of two (2)",
+    "years from the date of disclosure. Notices shall be sent within 30 days.",
+    "2. Governing Law. This Agreement shall be governed by and construed in accordance",
+    "with the laws of the State of New York, without regard to conflicts of law.",
+    "Acme Widgets is a Delaware corporation with offices in Texas.",
+)
+CONTRACTS = _configuration(
+    _field("law", "Governing Law", "The US state whose laws govern the agreement."),
+    _field("term", "Term", "How long the agreement or its obligations last.", "2 years"),
+    _field("parties", "Parties", "The companies and people who make the agreement.",
+           multiple=True),
+)
+
+
+def test_values_stated_in_sentences_are_read_by_their_kind() -> None:
+    values = _values(CONTRACT, CONTRACTS)
+    # The governing-law clause decides, not the "Delaware corporation" beside a name.
+    assert values["law"] == ["New York"]
+    # The duration in the sentence the target's words point to, not the notice period.
+    assert values["term"] == ["two (2) years"]
+    assert values["parties"] == ["Acme Widgets, Inc.", "Globex LLC"]
+
+
+def test_stated_values_stay_under_the_auto_accept_line() -> None:
+    for target in extract_all(CONTRACT, CONTRACTS).values():
+        assert all(0 < value.confidence < 0.9 for value in target.values)
+
+
+def test_a_document_without_such_a_sentence_leaves_them_empty() -> None:
+    letter = stacked("Dear Mr. Park,", "Thank you for your order of 12 chairs.")
+    values = _values(letter, CONTRACTS)
+    assert values["law"] == [""] and values["term"] == [""] and values["parties"] == [""]
+
+
+def test_one_end_of_a_printed_range_for_a_target_asking_for_it() -> None:
+    form = stacked("KPTH Invoice # 1336165-2", "Flight Dates 01/28/20 - 02/03/20",
+                   "Gross Total $5,625.00")
+    configuration = _configuration(
+        _field("start", "Flight Start", "The first air date, the start of the flight dates.",
+               "12/09/19"),
+        _field("end", "Flight End", "The last air date, the end of the flight dates.",
+               "12/15/19"),
+        _field("gross", "Gross Amount", "The gross total, not the smaller net amount.",
+               "$2,970.00"),
+        _field("number", "Contract Number", "The contract or invoice number.", "1422136-1"),
+    )
+    values = _values(form, configuration)
+    assert values == {"start": ["01/28/20"], "end": ["02/03/20"], "gross": ["$5,625.00"],
+                      "number": ["1336165-2"]}
+
+
+def test_a_document_number_keeps_its_printed_form() -> None:
+    # An all-digit example is a code's, not a quantity's; a number of another form than
+    # the example's is not cut to it.
+    assert understand({"name": "Invoice Number", "example": "471102"}).kind == "code"
+    invoice = stacked("Invoice No: INV-42X", "Total: 12.00")
+    configuration = _configuration(
+        _field("a", "Invoice Number", "The invoice's own number.", "INV-2024-0012"))
+    assert _values(invoice, configuration)["a"] == ["INV-42X"]
+    digits = _configuration(_field("a", "Invoice Number", "The invoice's own number.", "471102"))
+    assert _values(stacked("Rechnungsnummer 181301674"), digits)["a"] == ["181301674"]
+
+
+def test_labels_named_in_prose_and_the_forms_of_a_numbers_label() -> None:
+    understood = understand({"name": "Gross Amount", "description":
+                             "The total cost (the gross total, not the smaller net amount)."})
+    assert understood.described == ("Gross Total",)  # the negated clause names nothing
+    document = stacked("Contract # 566898", "Date Entered 02/18/20")
+    configuration = _configuration(_field("n", "Contract Number", "The contract's number.",
+                                          "1422136-1"))
+    assert _values(document, configuration)["n"] == ["566898"]
