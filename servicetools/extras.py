@@ -38,7 +38,7 @@ __all__ = ["EXTRAS", "MissingExtra", "load", "require", "require_all"]
 #: distribution names); a test checks them against pyproject.toml.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "service": ("fastapi", "starlette", "uvicorn", "multipart", "pypdfium2", "pdfplumber",
-                "rapidocr", "rapidfuzz", "jmespath", "PIL", "numpy", "isal",
+                "rapidocr", "rapidfuzz", "babel", "jmespath", "PIL", "numpy", "isal",
                 "camelot"),
     "scale": ("psycopg", "psycopg_pool", "yoyo", "boto3", "botocore"),
     "plots": ("matplotlib",),

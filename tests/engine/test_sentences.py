@@ -103,3 +103,35 @@ def test_labels_named_in_prose_and_the_forms_of_a_numbers_label() -> None:
     configuration = _configuration(_field("n", "Contract Number", "The contract's number.",
                                           "1422136-1"))
     assert _values(document, configuration)["n"] == ["566898"]
+
+
+def test_a_currency_is_its_iso_code_from_its_label_or_beside_the_amounts() -> None:
+    configuration = _configuration(_field("c", "Currency", "The invoice's currency.", "EUR"))
+    assert _values(stacked("Währung: Euro", "Total 12,00"), configuration)["c"] == ["EUR"]
+    assert _values(stacked("Total 1.500,00 EUR"), configuration)["c"] == ["EUR"]
+    assert _values(stacked("Summe € 12,40"), configuration)["c"] == ["EUR"]
+    # Capitals glued to a number are a VAT number's, not a currency.
+    vat = stacked("Customer VAT Number ESA12345674", "Total 12,00 £")
+    assert _values(vat, configuration)["c"] == ["GBP"]
+    assert _values(stacked("Thank you"), configuration)["c"] == [""]
+
+
+def test_the_seller_under_a_block_heading_of_labelled_lines() -> None:
+    configuration = _configuration(_field("s", "Seller", "The company that issues the invoice."))
+    numbered = stacked("Rechnung 471102", "Verkäufer:", "Nummer: 549910",
+                       "Name: ELEKTRON Industrieservice GmbH", "Erfurter Strasse 13")
+    assert _values(numbered, configuration)["s"] == ["ELEKTRON Industrieservice GmbH"]
+    plain = stacked("Rechnung 471102", "Verkäufer:", "Globale Nummer: 4000001123452 (GTIN)",
+                    "Lieferant GmbH", "Lieferantenstraße 20")
+    assert _values(plain, configuration)["s"] == ["Lieferant GmbH"]
+
+
+def test_a_whole_page_area_holds_the_letterhead() -> None:
+    # A user's area covering the first page is where the issuer's letterhead stands.
+    target = _field("s", "Seller", "The company that issues the invoice.")
+    target.update(search_area="first page", search_area_type="box")
+    configuration = {"id": "c", "name": "mine", "extraction_targets": [target],
+                     "search_areas": {"first page": {"page": 1, "box": [0.0, 0.0, 1.0, 1.0]}}}
+    letter = stacked(("Northwind Traders GmbH", 0.025), "Hauptstrasse 5, 10115 Berlin",
+                     "Invoice 4711", "Total: 12.00")
+    assert _values(letter, configuration)["s"] == ["Northwind Traders GmbH"]

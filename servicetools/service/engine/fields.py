@@ -34,6 +34,7 @@ from rapidfuzz import fuzz
 from ...wire.values import parse_amount
 from .amounts import ROUNDED, after_rounding, qualified, rounded
 from .calibration import calibrated
+from .currency import currency_code, printed_currency
 from .lines import Line
 from .lookalikes import lookalike_ratio
 from .names import (
@@ -47,6 +48,7 @@ from .page_model import Word
 from .results import NOT_FOUND_CONFIDENCE, EngineValue
 from .roles import (
     ADDRESS,
+    CURRENCY,
     CUSTOMER,
     DOCUMENT_NUMBER,
     ISSUE_DATE,
@@ -70,12 +72,6 @@ _FUZZY_THRESHOLD = 0.9
 # (two of five letters misread, "1olal" for "Total", is 0.6).
 _LOOKALIKE_FLOOR = 0.6
 _MAX_CONFIDENCE = 0.97
-# A value no label or title grounds (a letterhead taken for the issuer, a date by its
-# shape alone, the block under a name) is never given 0.9 or more: on the dev sets such
-# values were right as often as labelled ones, but off them a heading read as the
-# issuer came back at 0.94-0.97 (issue 29), and analysts auto-accept at 0.9.
-_UNGROUNDED_CEILING = 0.88
-_GROUNDS = ("labelled", "titled")
 # Kinds whose values have a shape that decides: a label's neighbour of another shape is
 # not its value.
 _STRICT = frozenset({"date", "amount"})
@@ -323,6 +319,8 @@ def extract_fields(
             # "Governing Law. This Agreement shall be governed by ...": the heading labels
             # a sentence; the value is read from the sentence the target's words point to.
             result[target_id] = values if target.get("is_multiple") else values[:1]
+        elif understand(target).role == CURRENCY:
+            result[target_id] = [_currency(lines, candidates)]
         elif candidates:
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
             if _shape(target).kind == "amount" and not target.get("is_multiple"):
@@ -369,11 +367,20 @@ def extract_fields(
                     # A name with digits in it ("REFCLI0215", "GLN 4304171000002") is
                     # more often a reference or a code taken for the name.
                     value.evidence["digits"] = min(1.0, sum(c.isdigit() for c in value.text) / 4)
+                # Values no label grounds stay under 0.9 (calibration.UNGROUNDED_CEILING).
                 value.confidence = calibrated(f"{kind}:{read}", value.confidence,
                                               evidence=value.evidence)
-                if not any(value.evidence.get(ground) for ground in _GROUNDS):
-                    value.confidence = min(value.confidence, _UNGROUNDED_CEILING)
     return result
+
+
+def _currency(lines: list[Line], candidates: list[Candidate]) -> EngineValue:
+    """The ISO code of what a currency label prints, else of the codes or signs printed
+    beside the amounts (currency.py)."""
+    for candidate in sorted(candidates, key=lambda c: -c.quality):
+        code = currency_code(candidate.text)
+        if code:
+            return EngineValue(code, _confidence(candidate, []), evidence=_evidence(candidate, 0))
+    return printed_currency(lines) or EngineValue("", NOT_FOUND_CONFIDENCE)
 
 
 def _role(target: dict[str, Any]) -> str:
@@ -447,6 +454,12 @@ def _candidate(
             # A label without a colon above a value is as often a table's column header.
             colon = lines[label.line].words[label.end - 1].text.endswith(":")
             placement = _BELOW if colon else _BELOW_BARE
+    if shape.pattern is None and (_wants_top(target) or _wants_recipient(target)) and (
+            not words or (line != label.line and _opens_with_label(lines[line]))):
+        # "Verkäufer" heading a block of "Nummer: 549910", "Globale ID: 123", "Name:
+        # ELEKTRON GmbH": the name is the block's line labelled as one, not the first.
+        words, line = _named_below(lines, label)
+        placement = _BELOW
     if not words:
         return None
     if label.inside:
@@ -659,10 +672,39 @@ def _below(
     count = _run(line.words[first:], line.words[first].x0, char, 0.0)
     words: list[Word] = []
     for offset, word in enumerate(line.words[first : first + count]):
+        if not words and offset == 0 and _NAME_WORD.fullmatch(word.text):
+            continue  # "Verkäufer" over "Name: ELEKTRON GmbH": the name's own label
         if (below, first + offset) in covered or _label_like(word):
             break
         words.append(word)
     return words, below
+
+
+_BLOCK_LINES = 4
+
+
+def _opens_with_label(line: Line) -> bool:
+    """A line of "Label: value" ("Nummer: 549910", "Globale ID : 0088"): a word ending in
+    a colon, or a lone colon, among its first three words."""
+    return any(w.text.endswith(":") or w.text.startswith(":") for w in line.words[:3])
+
+
+def _named_below(lines: list[Line], label: Label) -> tuple[list[Word], int]:
+    """The value of a "Name:" line in the block a heading label opens (the label alone
+    on its line, the block's lines close under it)."""
+    heading = lines[label.line]
+    if label.start != 0 or label.end != len(heading.words):
+        return [], label.line
+    for index in range(label.line + 1, min(len(lines), label.line + 1 + _BLOCK_LINES)):
+        line, above = lines[index], lines[index - 1]
+        if line.page != heading.page or line.y0 - above.y1 > _BELOW_REACH * line.height:
+            break
+        first = line.words[0]
+        if _NAME_WORD.fullmatch(first.text) and first.text.endswith(":") and len(line.words) > 1:
+            return line.words[1:], index
+        if not _opens_with_label(line) and not any(":" == w.text for w in line.words):
+            return line.words, index  # the block's first line that is not a "Label: value"
+    return [], label.line
 
 
 def _label_like(word: Word) -> bool:

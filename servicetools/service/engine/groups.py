@@ -132,14 +132,14 @@ def _schema_key(target: dict[str, Any]) -> str:
     return json.dumps(target.get("header_schema") or [], sort_keys=True, default=str)
 
 
-# A box reaching down no further than this from the top of page 1 is a "top" area.
-_TOP_BOX = 0.5
-
-
 def _at_top(group: TargetGroup, configuration: dict[str, Any]) -> bool:
-    """Whether the group reads a box at the top of the first page (a letterhead's place)."""
+    """Whether the group's area holds the top of the first page (a letterhead's place):
+    the whole document, or a box of page 1 from its top edge, however far down it
+    reaches (a user's "first page" area as much as a header box)."""
+    if group.search_area == "all":
+        return True
     area = (configuration.get("search_areas") or {}).get(group.search_area)
     if not isinstance(area, dict):
         return False
     box = area.get("box") or (0.0, 0.0, 1.0, 1.0)
-    return int(area.get("page", 1)) == 1 and float(box[1]) <= 0.05 and float(box[3]) <= _TOP_BOX
+    return int(area.get("page", 1)) == 1 and float(box[1]) <= 0.05

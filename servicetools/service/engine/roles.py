@@ -38,7 +38,7 @@ from .shapes import Shape, code_shape, shape_of
 from .vocabulary import role_labels
 
 __all__ = [
-    "ADDRESS", "CUSTOMER", "DOCUMENT_NUMBER", "DUE_DATE", "ISSUER", "ISSUE_DATE",
+    "ADDRESS", "CURRENCY", "CUSTOMER", "DOCUMENT_NUMBER", "DUE_DATE", "ISSUER", "ISSUE_DATE",
     "ORDER_NUMBER", "OTHER", "SUBTOTAL", "TAX", "TOTAL", "TRANSACTION_NUMBER", "Understood",
     "understand",
 ]
@@ -54,6 +54,7 @@ TOTAL = "total"
 SUBTOTAL = "subtotal"
 TAX = "tax"
 ADDRESS = "address"
+CURRENCY = "currency"
 OTHER = "other"
 
 # Cue phrases per role, in English and the languages the engine reads. Where two roles
@@ -113,11 +114,13 @@ _CUES: dict[str, tuple[str, ...]] = {
         "gesamt", "montant", "totaal", "importe", "importo", "totale",
     ),
     ADDRESS: ("address", "adresse", "anschrift", "adres", "dirección", "indirizzo"),
+    CURRENCY: ("currency", "währung", "rechnungswährung", "devise", "valuta", "moneda",
+               "divisa"),
     # Things the engine has no role for: a name holding one of these says what the
     # target is, and its description is not read for a role ("Payment Method: how the
     # customer paid" is no customer).
     OTHER: (
-        "method", "terms", "currency", "phone", "telephone", "fax", "email", "e-mail",
+        "method", "terms", "phone", "telephone", "fax", "email", "e-mail",
         "website", "iban", "bic", "swift", "account", "account number", "vat id",
         "vat number", "vat no", "tax id", "tax number", "tax no", "registration",
         "customer id", "customer number", "customer no", "client id", "client number",
@@ -141,8 +144,8 @@ _QUALIFIERS: dict[str, tuple[tuple[str, ...], str]] = {
     DOCUMENT_NUMBER: (("purchase order", "order number", "po number", "p.o."), ORDER_NUMBER),
 }
 # Roles ranked by how much they say, for cues of two roles at one position.
-_RANK = (OTHER, ADDRESS, DUE_DATE, ORDER_NUMBER, TRANSACTION_NUMBER, SUBTOTAL, TAX, CUSTOMER,
-         ISSUER, DOCUMENT_NUMBER, ISSUE_DATE, TOTAL)
+_RANK = (OTHER, CURRENCY, ADDRESS, DUE_DATE, ORDER_NUMBER, TRANSACTION_NUMBER, SUBTOTAL, TAX,
+         CUSTOMER, ISSUER, DOCUMENT_NUMBER, ISSUE_DATE, TOTAL)
 # What each role's value looks like when neither example nor rules say.
 _ROLE_EXAMPLES = {DOCUMENT_NUMBER: "INV-1", TRANSACTION_NUMBER: "R-1", ORDER_NUMBER: "PO-1",
                   ISSUE_DATE: "2024-03-15", DUE_DATE: "2024-03-15", TOTAL: "1.00",

@@ -60,9 +60,15 @@ _AMOUNT_DUE = ("Amount Due", "Balance Due", "Offener Betrag", "Restbetrag", "Sol
 _SUBTOTAL = (
     "Zwischensumme", "Nettobetrag", "Netto", "Summe netto", "Warenwert", "Sous-total", "Total HT",
     "Montant HT", "Subtotaal", "Base imponible", "Subtotale", "Imponibile",
+    "Nettosumme", "Gesamt netto", "Summe ohne USt", "Summe ohne MwSt",
+    "Rechnungssumme ohne USt", "Rechnungsbetrag netto", "Gesamtbetrag netto",
+    "Total excl. VAT", "Total excluding VAT", "Total net", "Total HT", "Total hors taxes",
+    "Totaal excl. BTW", "Total sin IVA", "Totale imponibile",
 )
 _TAX = (
     "MwSt", "USt", "Mehrwertsteuer", "Umsatzsteuer", "TVA", "Montant TVA", "BTW", "IVA",
+    "Steuerbetrag", "MwSt-Betrag", "USt-Betrag", "Summe USt", "Total TVA", "BTW-bedrag",
+    "Importe IVA", "Totale IVA", "VAT amount", "Total VAT", "Total tax",
 )
 _VENDOR = (
     "Verkäufer", "Absender", "Rechnungssteller", "Fournisseur", "Vendeur",
@@ -117,6 +123,8 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "subtotal": ("Subtotal", "Sub-total", "Sub Total", "Net Amount", *_SUBTOTAL),
     "tax": ("Tax", "VAT", "GST", "Sales Tax", "Tax Amount", *_TAX),
     "address": ("Address", *_ADDRESS),
+    "currency": ("Currency", "Währung", "Rechnungswährung", "Devise", "Valuta", "Moneda",
+                 "Divisa", "Munteenheid"),
 }
 
 
