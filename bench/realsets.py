@@ -819,6 +819,39 @@ def cross_validated(outcomes: list[Outcome], folds: int = 5, method: str = "isot
     return held
 
 
+def rescored(outcomes: list[Outcome], table: dict[str, Any]) -> list[Outcome]:
+    """The outcomes with the confidence `table` gives them, as the engine would."""
+    from dataclasses import replace
+
+    from servicetools.service.engine.calibration import calibrated
+
+    return [replace(o, confidence=calibrated(o.engine_kind, o.raw, table, o.evidence or None))
+            if o.got.strip() else o for o in outcomes]
+
+
+def held_out_calibration(outcomes: list[Outcome], table: dict[str, Any],
+                         method: str = "logistic") -> str:
+    """Per set: the check half under `table` (fitted on tuning halves), and
+    leave-one-set-out (a map fitted on every other set, both halves, scoring this one):
+    ECE, and how often values given 0.9 or more are right."""
+    def figures_of(some: list[Outcome], width: int) -> str:
+        pairs = [(o.confidence, o.right) for o in some]
+        high = [right for confidence, right in pairs if confidence >= 0.9]
+        share = f"{100 * sum(high) / len(high):.0f}% of {len(high)}" if high else "none"
+        return f"{ece(pairs):>{width}.3f}{share:>13}{len(pairs):>6}"
+
+    lines = [f"  {'set':<14}{'check half: ECE':>17}{'>=0.9 right':>13}{'n':>6}"
+             f"{'leave-one-set-out: ECE':>25}{'>=0.9 right':>13}{'n':>6}"]
+    for name in dict.fromkeys(o.set for o in outcomes):
+        if name == SAMPLE:
+            continue
+        check = rescored([o for o in outcomes if o.set == name and o.half == "check"], table)
+        others = fit_map([o for o in outcomes if o.set != name], method)
+        left_out = rescored([o for o in outcomes if o.set == name], others)
+        lines.append(f"  {name:<14}{figures_of(check, 17)}{figures_of(left_out, 25)}")
+    return "\n".join(lines)
+
+
 def collect(sets: list[str], root: Path = SHARED, cache: Path | None = None,
             progress: bool = True, extra: list[Case] | None = None) -> list[Outcome]:
     """Outcomes of every case of the sets (and of `extra` cases), with the bundled

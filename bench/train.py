@@ -87,33 +87,8 @@ def fit_fields(args: argparse.Namespace) -> dict[str, Any]:
     table["fitted_on"]["halves"] = "tuning (the bundled sample whole)"
     print(f"fields: {table['fitted_on']['values']} values of tuning halves, "
           f"kinds {sorted(table['kinds'])}")
-    print(f"  {'set':<14}{'check half: ECE':>17}{'>=0.9 right':>13}{'n':>6}"
-          f"{'leave-one-set-out: ECE':>25}{'>=0.9 right':>13}{'n':>6}")
-    for name in FIELD_SETS:
-        if name == realsets.SAMPLE:
-            continue
-        check = rescored([o for o in outcomes if o.set == name and o.half == "check"], table)
-        others = realsets.fit_map([o for o in outcomes if o.set != name], args.method)
-        left_out = rescored([o for o in outcomes if o.set == name], others)
-        if not left_out:
-            continue
-        print(f"  {name:<14}{_calibration(check)}{_calibration(left_out, 25)}")
+    print(realsets.held_out_calibration(outcomes, table, args.method))
     return table
-
-
-def rescored(outcomes: list[realsets.Outcome], table: dict[str, Any]) -> list[realsets.Outcome]:
-    """The outcomes with the confidence `table` gives them (as the engine would)."""
-    from servicetools.service.engine.calibration import calibrated
-
-    return [replace(o, confidence=calibrated(o.engine_kind, o.raw, table, o.evidence or None))
-            if o.got.strip() else o for o in outcomes]
-
-
-def _calibration(outcomes: list[realsets.Outcome], width: int = 17) -> str:
-    pairs = [(o.confidence, o.right) for o in outcomes]
-    high = [right for confidence, right in pairs if confidence >= 0.9]
-    share = f"{100 * sum(high) / len(high):.0f}% of {len(high)}" if high else "none"
-    return f"{realsets.ece(pairs):>{width}.3f}{share:>13}{len(pairs):>6}"
 
 
 def fit_cells(args: argparse.Namespace) -> dict[str, Any]:
