@@ -341,6 +341,9 @@ def extract_fields(
             result[target_id] = [dated]
         elif _document_number(target) and (number := title_number(lines)):
             result[target_id] = [number]
+        elif understand(target).end and _shape(target).kind == "date" and (
+                ranged := _range_end(lines, _shape(target), understand(target).end)):
+            result[target_id] = [ranged]
         elif unlabelled[_shape(target).kind] == 1:
             result[target_id] = [_by_shape(lines, target, claimed)]
         else:
@@ -789,6 +792,29 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
     ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
     return EngineValue(text, round(_SHAPE_ONLY * doubt * ocr / len(found), 4),
                        evidence={"shape": 1.0, "rivals": float(min(len(found) - 1, 3))})
+
+
+# What joins the two ends of a printed range: "01/28/20 - 02/03/20", "12 March to 3 May",
+# "bis", "au", "tot", "al".
+_RANGE_JOIN = re.compile(r"\s*(?:-|–|—|to|through|thru|until|till|bis|au|tot|al|a)\s*",
+                         re.IGNORECASE)
+
+
+def _range_end(lines: list[Line], shape: Shape, end: str) -> EngineValue | None:
+    """The start or the end of the first printed date range ("Period 3/2/2020 -
+    3/8/2020", a flight's dates alone on a line) for a target asking for one end."""
+    for line in lines:
+        text = line.text
+        dates = shape.find(text)
+        for first, second in zip(dates, dates[1:], strict=False):
+            gap = text[text.find(first) + len(first): text.find(second, text.find(first) + 1)]
+            if _RANGE_JOIN.fullmatch(gap):
+                value = first if end == "start" else second
+                words = _words_of(line, value)
+                ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+                return EngineValue(value, round(_SHAPE_ONLY * ocr, 4),
+                                   evidence={"shape": 1.0, "range": 1.0})
+    return None
 
 
 def _issue_date(target: dict[str, Any]) -> bool:

@@ -108,15 +108,21 @@ def _trimmed(value: str) -> str:
     return re.sub(r"\s+(?:and|of)$", "", value)
 
 
+# A defined name: (the "Company"), ("Recipient"), (the “Employee”).
+_DEFINED = re.compile(r"\(\s*(?:the\s+)?[\"“”']\s*([^\"“”']{2,40}?)\s*[\"“”']", re.IGNORECASE)
+
+
 def _parties(sentences: list[str]) -> list[EngineValue]:
-    """The names after "between" in the first sentence that has one (an opening)."""
+    """The names after "between" in the first sentence that has one (an opening); a
+    defined name of the document ("the Company", "Buyer") is no party's name."""
+    defined = {d.lower() for sentence in sentences for d in _DEFINED.findall(sentence)}
     for sentence in sentences[:40]:
         found = _BETWEEN.search(sentence)
         if not found:
             continue
         rest = sentence[found.end():]
         names = []
-        for piece in re.split(r"\s+and\s+(?=[A-Z])|;", rest):
+        for piece in re.split(r"\s+and\s+|;", rest):
             name = _QUALIFIER.sub("", piece).strip(" ,:\"“”")
             last = name.split()[-1] if name.split() else ""
             if name.endswith(".") and not _LEGAL_TAIL.match(last.split(",")[-1]):
@@ -128,7 +134,9 @@ def _parties(sentences: list[str]) -> list[EngineValue]:
                 if not _LEGAL_TAIL.match(part):
                     break
                 joined = f"{joined}, {part}"
-            if joined and joined[0].isupper() and len(joined.split()) <= 8:
+            bare = re.sub(r"^the\s+", "", joined, flags=re.IGNORECASE).lower()
+            if (joined and (joined[0].isupper() or joined[0].isdigit())
+                    and len(joined.split()) <= 8 and bare not in defined):
                 names.append(joined)
         if names:
             confidence = round(_STATED * statistics.fmean([0.9] * len(names)), 4)
