@@ -8,7 +8,7 @@ from typing import Any
 
 from servicetools.service.engine.roles import understand
 
-from ..support.engine_documents import extract_all, stacked
+from ..support.engine_documents import extract_all, placed, stacked
 
 
 def _field(target_id: str, name: str, description: str, example: str = "",
@@ -135,3 +135,11 @@ def test_a_whole_page_area_holds_the_letterhead() -> None:
     letter = stacked(("Northwind Traders GmbH", 0.025), "Hauptstrasse 5, 10115 Berlin",
                      "Invoice 4711", "Total: 12.00")
     assert _values(letter, configuration)["s"] == ["Northwind Traders GmbH"]
+
+
+def test_a_row_of_column_headings_is_no_value() -> None:
+    # "Advertiser  Original Date / Revision" heads two columns; the advertiser is below.
+    form = placed(("Advertiser", 0.05, 0.10), ("Original Date / Revision", 0.45, 0.10),
+                  ("POL/Friends of Bill Conway", 0.05, 0.13), ("02/28/20 / 03/19/20", 0.45, 0.13))
+    configuration = _configuration(_field("a", "Advertiser", "Who buys the air time."))
+    assert _values(form, configuration)["a"] == ["POL/Friends of Bill Conway"]

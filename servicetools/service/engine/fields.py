@@ -445,6 +445,10 @@ def _candidate(
     words = _pick(_right_of(lines[label.line], label, covered, shape.kind == "amount"), shape)
     if words and label_key(" ".join(w.text for w in words)) in block_headings():
         words = []  # "BILL TO   SHIP TO": the next block's heading, the name is below
+    if words and shape.pattern is None and _column_heading(words):
+        # "Advertiser   Original Date / Revision" over "... POL/Law for Wisconsin PAC
+        # 03/12/20": a row of column headings, the value is below its own.
+        words = []
     if not words or not _has_shape(words, shape):
         # Nothing right of the label, or nothing of the value's shape ("Due Date Payment
         # Terms" over "March 3, 2026 ..."): a row of headings over their values.
@@ -684,6 +688,17 @@ def _below(
 
 
 _BLOCK_LINES = 4
+# Words a column heading ends in ("Original Date / Revision", "Advertiser Code", "Agency
+# Ref"): a phrase of capitalised words ending in one heads a column.
+_HEADING_ENDS = frozenset({"date", "dates", "revision", "code", "ref", "reference", "number",
+                           "no", "#", "id", "type", "name", "amount", "total", "period"})
+
+
+def _column_heading(words: list[Word]) -> bool:
+    """Whether a phrase is a column's heading rather than a value."""
+    texts = [w.text.strip(":") for w in words if w.text.strip(":/")]
+    return bool(texts) and texts[-1].lower() in _HEADING_ENDS and all(
+        t[0].isupper() or t in ("#", "/", "&") for t in texts)
 
 
 def _opens_with_label(line: Line) -> bool:
