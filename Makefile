@@ -81,9 +81,9 @@ bench-accuracy: $(STAMP)
 bench-ocr: $(STAMP)
 	$(PY) bench/ocr_models.py --root $(DEV_DATA)
 
-# Every field target of the bundled configurations under five other names with plain
-# descriptions (bench/renames.json): accuracy per target against its bundled name, per
-# half of the real sets (a few minutes; the words of read documents are cached).
+# Every field target of the bundled configurations and of bench/configurations under five
+# other names with plain descriptions (bench/renames.json): accuracy per target against its
+# own name, per half of the real sets (minutes; the words of read documents are cached).
 bench-rename: $(STAMP)
 	$(PY) bench/rename.py --root $(DEV_DATA)
 

@@ -3,8 +3,9 @@
 Usage: ``make bench-rename`` or ``.venv/bin/python bench/rename.py [--root DIR]
 [--sets S ...] [--cache DIR] [--per-name]``.
 
-Every field target of the bundled configurations is renamed to each of five other
-names with a plain description (``bench/renames.json``: no quoted labels, no word of
+Every field target of the bundled configurations, and of the configurations of the
+other sets (bench/configurations), is renamed to each of five other names with a plain
+description (``bench/renames.json``: no quoted labels, no word of
 where the value is printed), keeping its example and rules; the engine runs in-process
 over the real sets (``realsets.collect``'s cases and scoring) once with the bundled
 names and once per renaming. For every target with truth it prints the accuracy under
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import realsets  # noqa: E402
 
 RENAMES = Path(__file__).with_name("renames.json")
-SETS = ("sroie-dev", "invoices-dev", "real")
+SETS = (*realsets.SETS, *realsets.OTHER_SETS)
 VARIANTS = 5
 GOAL = 0.95
 
@@ -151,10 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="words of documents already read, by content and reader code")
     parser.add_argument("--per-name", action="store_true", help="accuracy under each name")
     args = parser.parse_args(argv)
-    from servicetools import bundled
-
-    configurations = {p.stem: json.loads(p.read_text())
-                      for p in bundled.CONFIGURATIONS.glob("*.json")}
+    configurations = realsets.configurations()
     renames = {k: v for k, v in json.loads(RENAMES.read_text()).items() if not k.startswith("_")}
     cases: list[realsets.Case] = []
     for name in args.sets:

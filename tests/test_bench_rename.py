@@ -16,8 +16,10 @@ from servicetools import bundled  # noqa: E402
 
 RENAMES = {k: v for k, v in json.loads(rename.RENAMES.read_text()).items()
            if not k.startswith("_")}
+# The bundled configurations and those written for the other sets (bench/configurations).
 CONFIGURATIONS = {p.stem: json.loads(p.read_text())
-                  for p in bundled.CONFIGURATIONS.glob("*.json")}
+                  for p in [*bundled.CONFIGURATIONS.glob("*.json"),
+                            *rename.realsets.CONFIGURATIONS.glob("*.json")]}
 
 
 def test_every_field_target_has_five_other_names_with_plain_descriptions() -> None:

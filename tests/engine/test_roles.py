@@ -10,6 +10,7 @@ import pytest
 
 from servicetools.service.engine.roles import (
     ADDRESS,
+    CURRENCY,
     CUSTOMER,
     DOCUMENT_NUMBER,
     DUE_DATE,
@@ -41,7 +42,8 @@ def _role(name: str, description: str = "", example: str = "") -> str:
     ("Due Date", DUE_DATE), ("Pay By", DUE_DATE), ("Invoice Date", ISSUE_DATE),
     ("Issue Date", ISSUE_DATE), ("Amount Due", TOTAL), ("Gross Amount", TOTAL),
     ("Net Amount", SUBTOTAL), ("Amount before tax", SUBTOTAL), ("Tax Amount", TAX),
-    ("VAT", TAX), ("Vendor Address", ADDRESS),
+    ("VAT", TAX), ("Total Tax", TAX), ("Total Excluding VAT", SUBTOTAL),
+    ("Vendor Address", ADDRESS), ("Money", CURRENCY),
 ])
 def test_the_name_says_the_role(name: str, role: str) -> None:
     assert _role(name) == role

@@ -115,7 +115,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     ADDRESS: ("address", "adresse", "anschrift", "adres", "dirección", "indirizzo"),
     CURRENCY: ("currency", "währung", "rechnungswährung", "devise", "valuta", "moneda",
-               "divisa"),
+               "divisa", "money"),
     # Things the engine has no role for: a name holding one of these says what the
     # target is, and its description is not read for a role ("Payment Method: how the
     # customer paid" is no customer).
@@ -194,7 +194,9 @@ def _understand(name: str, description: str, example: str, tree: str) -> Underst
     words = f" {_normal(name)} {_normal(description)} "
     qualified = _QUALIFIERS.get(role)
     if qualified and any(f" {cue} " in words for cue in qualified[0]):
-        role = qualified[1]
+        role = qualified[1]  # "Total Excluding VAT": a subtotal
+    elif role == TOTAL and (parts := [r for r in named if r in (TAX, SUBTOTAL)]):
+        role = parts[0]  # "Total Tax": the total of the tax, a tax
     owner = ""
     if role == ADDRESS:
         others = [r for r in (*named, *described) if r in (ISSUER, CUSTOMER)]

@@ -59,6 +59,14 @@ _STOP = frozenset({"the", "a", "an", "of", "its", "this", "that", "which", "is",
                    "at", "for", "by", "to", "and", "or", "with", "as", "it", "be", "each",
                    "one", "value", "named", "stated", "how", "long", "number", "what", "who",
                    "whose", "us", "from"})
+# What a sentence stating such a value says, whatever the target's own words: a term
+# is how long the agreement or its obligations remain in effect or survive, a governing
+# law the law the agreement is governed by and construed under.
+_KIND_CUES = {
+    DURATION: frozenset({"agree", "oblig", "term", "perio", "remai", "effec", "survi",
+                         "expir", "termi"}),
+    JURISDICTION: frozenset({"gover", "const", "inter", "law"}),
+}
 _STATED = 0.5
 _MAX_PARTIES = 6
 
@@ -70,6 +78,7 @@ def stated_values(lines: list[Line], target: dict[str, Any], kind: str) -> list[
     if not sentences:
         return []
     cues = _stems(f"{target.get('name') or ''} {target.get('description') or ''}")
+    cues |= _KIND_CUES.get(kind, frozenset())
     if kind == PARTIES:
         return _parties(sentences)
     pattern = _LAW if kind == JURISDICTION else _DURATION
