@@ -23,6 +23,7 @@ is that score calibrated by how the value was found (calibration.py).
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from collections import Counter
@@ -204,6 +205,11 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     own = {(str(t.get("id", "")), label_key(p)) for t in targets for p in own_aliases(t)}
     longest = max(len(key) for _, key, _ in aliases)
     widest = max(size for _, _, size in aliases)
+    # Aliases by the length of their key: a phrase is compared only with keys it can match
+    # (itself, or within a quarter of the key's length: see _label_score), not with all.
+    by_length: dict[int, list[tuple[int, str, str, int]]] = {}
+    for order, (target_id, key, size) in enumerate(aliases):
+        by_length.setdefault(len(key), []).append((order, target_id, key, size))
     labels: list[Label] = []
     for index, line in enumerate(lines):
         # "TotalAmount(DEM)", "Total (EUR)": the currency does not change the label.
@@ -224,7 +230,9 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                     break  # longer windows only drift further from every label
                 if not (start in starts or line.words[end - 1].text[-1] in ":#"):
                     continue  # inside running text
-                for order, (target_id, key, size) in enumerate(aliases):
+                lengths = range(math.ceil(len(phrase) / 1.25), int(len(phrase) / 0.75) + 1)
+                for order, target_id, key, size in (
+                        alias for length in lengths for alias in by_length.get(length, ())):
                     if end - start > size + 1 or len(phrase) > 1.25 * len(key) + 1:
                         continue
                     # "INVOICE: INV-100": with a colon even a title labels a value.
