@@ -14,6 +14,7 @@ ValueError that says to pass the frames instead.
 from __future__ import annotations
 
 import itertools
+from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,7 @@ def is_dataset(obj: Any) -> bool:
     return isinstance(obj, Dataset)
 
 
-class Source:
+class Source(ABC):
     """The questions every audit asks its data; `FrameSource` and `DatasetSource`
     answer them."""
 
@@ -49,30 +50,34 @@ class Source:
         """``by`` as a list of keys this source can group by."""
         return group_keys(by)
 
+    @abstractmethod
     def values(self, keys: Sequence[str], *, corrected: Collection[Any] | None = None,
                pairs: pd.DataFrame | None = None, conditions: bool = True) -> ValueGroups:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def failures(self, keys: Sequence[str], examples: int) -> FailureGroups:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def extractions(self) -> ExtractionGroups:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def document_names(self) -> list[str]:
         """The distinct names of the documents (of the values kept)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def shared(self, names: Collection[str]) -> Source:
         """This source with only the values of the documents ``names``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def graded_work(self, expected: pd.DataFrame) -> pd.DataFrame:
         """A work frame of (at least) the values a grade against ``expected`` reads."""
-        raise NotImplementedError
 
     def close(self) -> None:
         """Let go of what the source holds."""
+        return None  # frames hold nothing to let go; a dataset's connection does
 
     def __enter__(self) -> Source:
         return self
