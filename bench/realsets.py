@@ -149,22 +149,13 @@ def half(file_name: str, invoice_key: str | None = None) -> str:
 
 def cases(set_name: str, root: Path = SHARED) -> list[Case]:
     """The cases of one set, in file order."""
-    folder = root / set_name
-    if set_name == "sroie-dev":
-        return list(_sroie(folder))
-    if set_name == "invoices-dev":
-        return list(_invoices(folder))
-    if set_name == "real":
-        return list(_real(folder))
-    if set_name == "adforms-dev":
-        return list(_adforms(folder))
-    if set_name == "zugferd-dev":
-        return list(_zugferd(folder))
-    if set_name == "contracts-dev":
-        return list(_contracts(folder))
     if set_name == SAMPLE:
         return generated()
-    raise ValueError(f"unknown set {set_name!r}; known: {', '.join((*SETS, *OTHER_SETS))}")
+    loaders = {"sroie-dev": _sroie, "invoices-dev": _invoices, "real": _real,
+               "adforms-dev": _adforms, "zugferd-dev": _zugferd, "contracts-dev": _contracts}
+    if set_name not in loaders:
+        raise ValueError(f"unknown set {set_name!r}; known: {', '.join(loaders)}")
+    return list(loaders[set_name](root / set_name))
 
 
 def _other(folder: Path, set_name: str, configuration: str,

@@ -27,7 +27,6 @@ particular configuration's names.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -176,15 +175,24 @@ class Understood:
 
 def understand(target: dict[str, Any]) -> Understood:
     """The role, shape and labels of a field target, from its own words."""
-    tree = target.get("validation_tree")
     return _understand(str(target.get("name") or ""), str(target.get("description") or ""),
                        str(target.get("example") or ""),
-                       json.dumps(tree, sort_keys=True) if tree else "")
+                       _rule_types(target.get("validation_tree")))
+
+
+def _rule_types(tree: Any) -> tuple[str, ...]:
+    """The types of the tree's rules ("date", "amount", ...), as a key of the cache."""
+    groups = tree.get("rule_groups") if isinstance(tree, dict) else None
+    if not isinstance(groups, list):
+        return ()
+    return tuple(str(rule.get("type")) for group in groups if isinstance(group, dict)
+                 for rule in (group.get("rules") or []) if isinstance(rule, dict))
 
 
 # Every field of every group asks on every document: read each target's words once.
 @lru_cache(maxsize=1024)
-def _understand(name: str, description: str, example: str, tree: str) -> Understood:
+def _understand(name: str, description: str, example: str,
+                rule_types: tuple[str, ...]) -> Understood:
     named = _roles(name)
     described = _roles(description, prose=True)
     if ADDRESS in named or (not named and described[:1] == [ADDRESS]):
@@ -203,7 +211,8 @@ def _understand(name: str, description: str, example: str, tree: str) -> Underst
         owner = others[0] if others else ""
     shape = shape_of(example)
     if shape.pattern is None and example.strip() == "":
-        fallback = _rule_example(tree) or _ROLE_EXAMPLES.get(role, "")
+        fallback = next((_RULE_EXAMPLES[t] for t in rule_types if t in _RULE_EXAMPLES),
+                        _ROLE_EXAMPLES.get(role, ""))
         shape = shape_of(fallback)
     if role == OTHER or (role in (ISSUER, CUSTOMER, ADDRESS) and shape.pattern is not None):
         role = ""  # "Company ID" with example "HRB 1234": a code, not the company
@@ -323,10 +332,3 @@ def _covering(key: tuple[int, int], found: dict[str, tuple[int, int]]) -> tuple[
             return (other_at, 1)
     return (at, 0)
 
-
-def _rule_example(tree: str) -> str:
-    """An example of the value's shape from the validation rules' types, if they say."""
-    for kind, example in _RULE_EXAMPLES.items():
-        if f'"type": "{kind}"' in tree:
-            return example
-    return ""

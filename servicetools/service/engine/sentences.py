@@ -19,7 +19,6 @@ keeps every ungrounded value under 0.9).
 from __future__ import annotations
 
 import re
-import statistics
 from typing import Any
 
 from .lines import Line
@@ -68,6 +67,7 @@ _KIND_CUES = {
     JURISDICTION: frozenset({"gover", "const", "inter", "law"}),
 }
 _STATED = 0.5
+_PARTY = 0.45  # a name after "between" in an opening sentence
 _MAX_PARTIES = 6
 
 
@@ -148,7 +148,6 @@ def _parties(sentences: list[str]) -> list[EngineValue]:
                     and len(joined.split()) <= 8 and bare not in defined):
                 names.append(joined)
         if names:
-            confidence = round(_STATED * statistics.fmean([0.9] * len(names)), 4)
-            return [EngineValue(n, confidence, evidence={"sentence": 1.0, "parties": 1.0})
+            return [EngineValue(n, _PARTY, evidence={"sentence": 1.0, "parties": 1.0})
                     for n in names[:_MAX_PARTIES]]
     return []
