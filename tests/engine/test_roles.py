@@ -17,10 +17,12 @@ from servicetools.service.engine.roles import (
     ISSUE_DATE,
     ISSUER,
     ORDER_NUMBER,
+    PERIOD,
     SUBTOTAL,
     TAX,
     TOTAL,
     TRANSACTION_NUMBER,
+    field_words_only,
     understand,
 )
 
@@ -54,7 +56,10 @@ def test_the_description_speaks_when_the_name_names_no_role() -> None:
     # ("company", "date", "amount") do not count in prose.
     assert _role("Who", "The company that issued the invoice (the seller).") == ISSUER
     assert _role("Party", "The seller of the goods.") == ""  # "party" names its own thing
-    assert _role("Advertiser", "The company that buys the advertising time.") == ""
+    assert _role("Campaign", "The political campaign running the ads.") == ""
+    # Who buys or pays is the customer, whatever the document calls it.
+    assert _role("Sponsor", "The committee paying for the ads.") == CUSTOMER
+    assert _role("Who", "Who buys the advertising.") == CUSTOMER
     assert _role("Location", "The address of the place of purchase.") == ADDRESS
 
 
@@ -146,3 +151,40 @@ def test_an_ungrounded_value_never_reaches_the_auto_accept_line(
     vendor = found["t-vendor"].values[0]  # from the letterhead: no label says so
     assert vendor.text == "Northwind Traders GmbH" and vendor.confidence < 0.9
     assert found["t-total"].values[0].confidence >= 0.9  # labelled "Total:"
+
+
+def test_one_end_of_a_period_is_not_the_issue_date() -> None:
+    for name, end in (("Start Date", "start"), ("End Date", "end"), ("From Date", "start"),
+                      ("Last Air Date", "end"), ("Begins", "start")):
+        understood = understand({"name": name, "example": "12/09/19"})
+        assert (understood.role, understood.end) == (PERIOD, end), name
+    assert _role("Invoice Date", example="12/09/19") == ISSUE_DATE
+
+
+@pytest.mark.parametrize(("name", "value"), [("Start Date", "05/05/20"),
+                                             ("End Date", "05/08/20")])
+def test_a_period_end_is_read_from_the_period_label(name: str, value: str) -> None:
+    configuration = {"extraction_targets": [{
+        "id": "t-end", "type": "field", "name": name, "description": "When the ads run.",
+        "example": "12/09/19", "is_multiple": False}]}
+    # A range printed without spaces, after a label the target's name does not hold.
+    document = stacked("Contract # 566898 Date Entered 02/18/20",
+                       "Schedule Dates 05/05/20-05/08/20 Last Modified 02/18/20")
+    assert extract_all(document, configuration)["t-end"].values[0].text == value
+
+
+def test_a_field_label_is_never_a_name() -> None:
+    assert field_words_only("Phone/Fax") and field_words_only("Salesperson")
+    assert not field_words_only("Acme Trading") and not field_words_only("")
+
+
+def test_a_contract_prints_its_own_number_after_its_title() -> None:
+    configuration = {"extraction_targets": [{
+        "id": "t-deal", "type": "field", "name": "Deal Number",
+        "description": "The station's number for this deal.", "example": "1422136-1",
+        "is_multiple": False}]}
+    document = stacked("ph: (608) 781-0025", "Contract # 4259092 Date Entered 02/25/20")
+    assert extract_all(document, configuration)["t-deal"].values[0].text == "4259092"
+    # Without a label, a telephone number is not taken for the document's number.
+    unlabelled = stacked("ph: (608) 781-0025", "Schedule Dates 02/26/20-03/03/20")
+    assert extract_all(unlabelled, configuration)["t-deal"].values[0].text == ""

@@ -57,6 +57,7 @@ from .roles import (
     SUBTOTAL,
     TAX,
     TOTAL,
+    field_words_only,
     understand,
 )
 from .sentences import stated_values
@@ -497,7 +498,7 @@ def _candidate(
     wants_name = shape.pattern is None and (_wants_top(target) or _wants_recipient(target))
     if wants_name and _PROSE.fullmatch(text):
         return None  # "From all around the world": a phrase in lower case is no name
-    if wants_name and title_words_only(text):
+    if wants_name and (title_words_only(text) or field_words_only(text)):
         return None  # "FROM   INVOICE # US-001": the next label's title, not the name
     if wants_name and _identifier(text):
         # "GLN 4304171000002" over the buyer's name, "N° de client : REFCLI0215": a
@@ -510,9 +511,9 @@ def _candidate(
             return None
     if shape.kind == "date" and understand(target).end == "end":
         # "Flight Dates 01/28/20 - 02/03/20" for a target asking for the end: the last date.
-        dates = shape.find(" ".join(w.text for w in words))
-        if len(dates) >= 2:
-            text = dates[-1]
+        ends = _range(" ".join(w.text for w in words), shape)
+        if ends:
+            text = ends[1]
     if shape.kind == "code" and " / " in text:
         text = text.split(" / ")[0]  # "94165608 / 30.08.2018" under "Number / Date"
     if shape.kind == "code" and not _code_like(text):
@@ -545,10 +546,13 @@ def _identifier(text: str) -> bool:
     """A number or code standing where a name is expected: most of its characters are
     in words with a digit ("GLN 4304171000002", "REFCLI0215"); "99 SPEED MART" is a
     name."""
+    # "Bernie 2020 Inc (33287)": a name with its account code in parentheses is a name.
+    text = _CODE_NOTE.sub("", text).strip() or text
     numbered = sum(len(t) for t in text.split() if any(c.isdigit() for c in t))
     return numbered > 0 and 2 * numbered >= len(text.replace(" ", ""))
 
 
+_CODE_NOTE = re.compile(r"\s*\([^()]*\d[^()]*\)\s*$")
 _CAPITAL_CODE = re.compile(r"#?[A-Z]{2,}(?:[-_/.][A-Z0-9]+)+")
 
 
@@ -799,7 +803,9 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
     found: dict[str, list[Word]] = {}
     shaped: dict[str, list[Word]] = {}  # of the shape, but failing the target's rules
     for line in lines:
-        for text in shape.find(line.text):
+        # "(608) 781-0025": a telephone number holds no code of the document's own.
+        printed = _PHONE.sub(" ", line.text) if shape.kind == "code" else line.text
+        for text in shape.find(printed):
             if _spaceless(text) not in claimed:
                 into = shaped if validates(text, tree) is False else found
                 into.setdefault(text, _words_of(line, text))
@@ -817,6 +823,7 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
                        evidence={"shape": 1.0, "rivals": float(min(len(found) - 1, 3))})
 
 
+_PHONE = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\b\d{2,4}\)?[\s.-]?\d{3}[\s.-]\d{4}\b")
 # What joins the two ends of a printed range: "01/28/20 - 02/03/20", "12 March to 3 May",
 # "bis", "au", "tot", "al".
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|to|through|thru|until|till|bis|au|tot|al|a)\s*",
@@ -827,16 +834,25 @@ def _range_end(lines: list[Line], shape: Shape, end: str) -> EngineValue | None:
     """The start or the end of the first printed date range ("Period 3/2/2020 -
     3/8/2020", a flight's dates alone on a line) for a target asking for one end."""
     for line in lines:
-        text = line.text
-        dates = shape.find(text)
-        for first, second in zip(dates, dates[1:], strict=False):
-            gap = text[text.find(first) + len(first): text.find(second, text.find(first) + 1)]
-            if _RANGE_JOIN.fullmatch(gap):
-                value = first if end == "start" else second
-                words = _words_of(line, value)
-                ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
-                return EngineValue(value, round(_SHAPE_ONLY * ocr, 4),
-                                   evidence={"shape": 1.0, "range": 1.0})
+        ends = _range(line.text, shape)
+        if ends:
+            value = ends[0] if end == "start" else ends[1]
+            words = _words_of(line, value)
+            ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+            return EngineValue(value, round(_SHAPE_ONLY * ocr, 4),
+                               evidence={"shape": 1.0, "range": 1.0})
+    return None
+
+
+def _range(text: str, shape: Shape) -> tuple[str, str] | None:
+    """The two ends of the first printed range of the text ("01/28/20 - 02/03/20"), if
+    any: two values of the shape with only a range's joint between them."""
+    values = shape.find(text)
+    for first, second in zip(values, values[1:], strict=False):
+        at = text.find(first)
+        gap = text[at + len(first): text.find(second, at + 1)]
+        if _RANGE_JOIN.fullmatch(gap):
+            return first, second
     return None
 
 

@@ -318,7 +318,9 @@ def recipient_name(lines: list[Line]) -> EngineValue | None:
             if ":" in text or _CONTACT.search(text):
                 continue  # "Debitorennummer: 63/..." or "www.kraxi.com" beside the window
             letters = sum(c.isalpha() for c in text)
-            if letters < 2 or _ADDRESS_WORDS.search(text) or _POSTCODE.search(text):
+            # "l~f~N~l~ ~~~~": a line OCR could not read is no name.
+            if letters < max(2, len(text.replace(" ", "")) / 2) or _ADDRESS_WORDS.search(
+                    text) or _POSTCODE.search(text):
                 return None
             ocr = statistics.fmean(w.confidence for w in phrase)
             return EngineValue(text, round(_RECIPIENT * ocr, 4), evidence={"recipient": 1.0})

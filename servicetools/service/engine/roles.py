@@ -38,8 +38,8 @@ from .vocabulary import role_labels
 
 __all__ = [
     "ADDRESS", "CURRENCY", "CUSTOMER", "DOCUMENT_NUMBER", "DUE_DATE", "ISSUER", "ISSUE_DATE",
-    "ORDER_NUMBER", "OTHER", "SUBTOTAL", "TAX", "TOTAL", "TRANSACTION_NUMBER", "Understood",
-    "understand",
+    "ORDER_NUMBER", "OTHER", "PERIOD", "SUBTOTAL", "TAX", "TOTAL", "TRANSACTION_NUMBER",
+    "Understood", "field_words_only", "understand",
 ]
 
 ISSUER = "issuer"
@@ -54,6 +54,7 @@ SUBTOTAL = "subtotal"
 TAX = "tax"
 ADDRESS = "address"
 CURRENCY = "currency"
+PERIOD = "period"  # one end of a printed period: "Start Date", "Valid Until", "Run End"
 OTHER = "other"
 
 # Cue phrases per role, in English and the languages the engine reads. Where two roles
@@ -71,6 +72,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     CUSTOMER: (
         "customer", "buyer", "bill to", "billed to", "sold to", "invoice to", "invoiced to",
         "client", "recipient", "purchaser", "addressee", "consignee", "ship to", "payer",
+        "buys", "bought by", "pays for", "paying for", "advertiser", "sponsor",
         "kunde", "käufer", "empfänger", "acheteur", "destinataire", "klant", "koper",
         "comprador", "cliente", "acquirente", "destinatario",
     ),
@@ -125,7 +127,8 @@ _CUES: dict[str, tuple[str, ...]] = {
         "customer id", "customer number", "customer no", "client id", "client number",
         "kundennummer", "unit price", "quantity", "qty", "description", "paid by", "tender",
         "law", "term", "period", "parties", "party", "signatory", "title", "note", "notes",
-        "rate", "percentage", "discount", "cashier", "table", "time",
+        "rate", "percentage", "discount", "cashier", "table", "time", "salesperson",
+        "contact", "attn", "attention",
     ),
 }
 # Short or common words that name a role in a target's name but not in running prose
@@ -147,7 +150,8 @@ _RANK = (OTHER, CURRENCY, ADDRESS, DUE_DATE, ORDER_NUMBER, TRANSACTION_NUMBER, S
          CUSTOMER, ISSUER, DOCUMENT_NUMBER, ISSUE_DATE, TOTAL)
 # What each role's value looks like when neither example nor rules say.
 _ROLE_EXAMPLES = {DOCUMENT_NUMBER: "INV-1", TRANSACTION_NUMBER: "R-1", ORDER_NUMBER: "PO-1",
-                  ISSUE_DATE: "2024-03-15", DUE_DATE: "2024-03-15", TOTAL: "1.00",
+                  ISSUE_DATE: "2024-03-15", DUE_DATE: "2024-03-15", PERIOD: "2024-03-15",
+                  TOTAL: "1.00",
                   SUBTOTAL: "1.00", TAX: "1.00"}
 _RULE_EXAMPLES = {"date": "2024-03-15", "amount": "1.00"}
 _SPLIT = re.compile(r"[\s_/]+")
@@ -216,13 +220,18 @@ def _understand(name: str, description: str, example: str,
         shape = shape_of(fallback)
     if role == OTHER or (role in (ISSUER, CUSTOMER, ADDRESS) and shape.pattern is not None):
         role = ""  # "Company ID" with example "HRB 1234": a code, not the company
+    end = _end(name)
+    if end and role in ("", ISSUE_DATE) and shape.kind == "date":
+        # "Start Date", "End Date", "From Date": one end of a period (a flight, a service,
+        # a term), found by the period's labels and ranges, not the issue date.
+        role = PERIOD
     if role in _NUMBERS and shape.kind == "number":
         # "471102": one issuer's number is all digits, another's "R-2018-7"; a document's
         # number is a code of any form, not a quantity.
         shape = code_shape(example)
     stated = _stated(name, description, example) if not role and shape.pattern is None else ""
     return Understood(role, shape, role_labels(role), owner, bool(_AT_TOP.search(description)),
-                      _end(name), _described(description), stated)
+                      end, _described(description), stated)
 
 
 _JURISDICTION_WORDS = frozenset({"law", "laws", "jurisdiction", "governed", "governing",
@@ -332,3 +341,18 @@ def _covering(key: tuple[int, int], found: dict[str, tuple[int, int]]) -> tuple[
             return (other_at, 1)
     return (at, 0)
 
+
+
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=1)
+def _cue_words() -> frozenset[str]:
+    return frozenset(cue for cues in _CUES.values() for cue in cues if " " not in cue)
+
+
+def field_words_only(text: str) -> bool:
+    """A phrase made only of the words that name fields ("Phone/Fax", "Salesperson",
+    "Customer"): a label standing where a name is expected, never the name."""
+    words = _WORDS.findall(text.lower())
+    return bool(words) and all(word in _cue_words() for word in words)

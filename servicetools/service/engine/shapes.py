@@ -91,7 +91,13 @@ class Shape:
             # where it starts is a guess.)
             glued = self.kind == "date" and not before.isalpha() and _FULL_YEAR.search(
                 match_text)
-            if (glued or _separates(before)) and _separates(after):
+            # "05/05/20-05/08/20": a dash between two dates joins a range, not one value.
+            ranged_after = self.kind == "date" and after in "-\u2013" and bool(
+                self.pattern.match(text, end + 1))
+            ranged_before = self.kind == "date" and before in "-\u2013" and bool(found) \
+                and start - 1 == taken
+            if (glued or ranged_before or _separates(before)) and (
+                    ranged_after or _separates(after)):
                 found.append(match_text.strip())
                 taken = end
         return found

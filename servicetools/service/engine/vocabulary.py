@@ -109,9 +109,15 @@ _TABLE: dict[str, tuple[str, ...]] = {
 _ROLES: dict[str, tuple[str, ...]] = {
     "issuer": ("Vendor", "Supplier", "Seller", "From", "Sold By", "Issued By", "Merchant",
                "Store", *_VENDOR),
+    # Media orders and invoices name their customer the advertiser.
     "customer": ("Customer", "Bill To", "Billed To", "Sold To", "Invoice To", "Buyer",
-                 "Client", *_CUSTOMER),
-    "document_number": _INVOICE_NUMBER,
+                 "Client", "Advertiser", *_CUSTOMER),
+    # A document's own number follows its title: an invoice's, a contract's, a statement's.
+    "document_number": (*_INVOICE_NUMBER, "Contract Number", "Contract No", "Contract #",
+                        "Statement No", "Statement #",
+                        "Quote No", "Quote #", "Quotation No", "Credit Note No",
+                        "Vertragsnummer", "Numéro de contrat", "Contractnummer",
+                        "Número de contrato", "Numero contratto"),
     "transaction_number": ("Receipt No", "Receipt #", "Receipt Number", "Trans",
                            "Transaction", *_RECEIPT_NUMBER),
     "order_number": ("PO Number", "PO No", "PO #", "P.O. Number", "Purchase Order",
@@ -123,6 +129,10 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "subtotal": ("Subtotal", "Sub-total", "Sub Total", "Net Amount", *_SUBTOTAL),
     "tax": ("Tax", "VAT", "GST", "Sales Tax", "Tax Amount", *_TAX),
     "address": ("Address", *_ADDRESS),
+    # A period's printed labels, over a range "03/09/20 - 04/12/20" or "1 May to 3 June".
+    "period": ("Period", "Dates", "Date Range", "Term", "Billing Period", "Service Period",
+               "Flight Dates", "Schedule Dates", "Contract Dates", "Run Dates", "Zeitraum",
+               "Leistungszeitraum", "Abrechnungszeitraum", "Période", "Periode", "Periodo"),
     "currency": ("Currency", "Währung", "Rechnungswährung", "Devise", "Valuta", "Moneda",
                  "Divisa", "Munteenheid"),
 }
