@@ -78,7 +78,7 @@ class Shape:
             return []
         if self.kind == "date":
             text = unglue_time(text)
-        found = []
+        found: list[str] = []
         taken = 0  # end of the last value found: values do not overlap
         for start, end in self._spans(text):
             if start < taken:
