@@ -66,6 +66,30 @@ def test_a_document_without_such_a_sentence_leaves_them_empty() -> None:
     assert values["law"] == [""] and values["term"] == [""] and values["parties"] == [""]
 
 
+LETTER_AGREEMENT = stacked(
+    "Buckeye Technologies Inc.", "1001 Tillman Street", "Memphis, TN 38112",
+    "January 30, 2013",
+    "Georgia-Pacific LLC", "133 Peachtree Street, N.E.", "Atlanta, GA 30303",
+    "Attention: David G. Park",
+    "Dear Mr. Park:",
+    "Georgia-Pacific LLC has requested certain non-public information regarding the",
+    "Company. This letter agreement shall be governed by the laws of the State of Delaware.",
+)
+
+
+def test_a_letter_agreement_names_its_parties_over_their_addresses() -> None:
+    dated = _configuration(*CONTRACTS["extraction_targets"],
+                           _field("date", "Effective Date", "When the agreement starts.",
+                                  "2013-01-30"))
+    values = _values(LETTER_AGREEMENT, dated)
+    assert values["parties"] == ["Buckeye Technologies Inc.", "Georgia-Pacific LLC"]
+    assert values["date"] == ["January 30, 2013"]  # the letter's date, on a line alone
+    # Without a salutation the same lines are no letter: no parties are guessed.
+    unsigned = stacked("Buckeye Technologies Inc.", "1001 Tillman Street",
+                       "Georgia-Pacific LLC", "133 Peachtree Street, N.E.")
+    assert _values(unsigned, CONTRACTS)["parties"] == [""]
+
+
 def test_one_end_of_a_printed_range_for_a_target_asking_for_it() -> None:
     form = stacked("KPTH Invoice # 1336165-2", "Flight Dates 01/28/20 - 02/03/20",
                    "Gross Total $5,625.00")

@@ -10,7 +10,9 @@ the sentences that hold a value of the target's kind (roles.py reads the kind):
 - ``jurisdiction``: the place after "laws of (the State of)": "Delaware", "New York";
 - ``duration``: a number of days, weeks, months or years, as printed ("two (2) years");
 - ``parties``: the names after "between" in the agreement's opening sentence, each a
-  value (a qualifier such as ", a Delaware corporation" or "(the "Company")" dropped).
+  value (a qualifier such as ", a Delaware corporation" or "(the "Company")" dropped);
+  in a letter agreement without such a sentence, the sender's and the addressee's
+  names heading their address blocks above the salutation.
 
 Nothing here grounds a value the way a label does, so its confidence stays low (fields.py
 keeps every ungrounded value under 0.9).
@@ -23,6 +25,7 @@ from typing import Any
 
 from .lines import Line
 from .results import EngineValue
+from .titles import letter_head
 
 __all__ = ["DURATION", "JURISDICTION", "PARTIES", "stated_values"]
 
@@ -68,6 +71,7 @@ _KIND_CUES = {
 }
 _STATED = 0.5
 _PARTY = 0.45  # a name after "between" in an opening sentence
+_LETTER_PARTY = 0.35  # a name heading an address block of a letter agreement
 _MAX_PARTIES = 6
 
 
@@ -80,7 +84,7 @@ def stated_values(lines: list[Line], target: dict[str, Any], kind: str) -> list[
     cues = _stems(f"{target.get('name') or ''} {target.get('description') or ''}")
     cues |= _KIND_CUES.get(kind, frozenset())
     if kind == PARTIES:
-        return _parties(sentences)
+        return _parties(sentences) or _letter_parties(lines)
     pattern = _LAW if kind == JURISDICTION else _DURATION
     best: tuple[int, int, str] | None = None
     for index, sentence in enumerate(sentences):
@@ -151,3 +155,27 @@ def _parties(sentences: list[str]) -> list[EngineValue]:
             return [EngineValue(n, _PARTY, evidence={"sentence": 1.0, "parties": 1.0})
                     for n in names[:_MAX_PARTIES]]
     return []
+
+
+# The first line of an address: "301 South College Street", "c/o Barclays Capital",
+# "P.O. Box 12".
+_STREET = re.compile(r"^\s*(?:\d+[\d-]*\s+[A-Z0-9]|c/o\b|p\.?\s?o\.?\s+box\b)",
+                     re.IGNORECASE)
+_NOT_A_NAME = re.compile(r"\b(?:agreement|exhibit|confidential|logo|attention|attn|re)\b|"
+                         r"\d{4}|:", re.IGNORECASE)
+
+
+def _letter_parties(lines: list[Line]) -> list[EngineValue]:
+    """The names heading the address blocks of a letter agreement's head (its sender's
+    letterhead and its addressee), above the salutation; [] for a document that is no
+    letter."""
+    head = letter_head(lines)
+    names: list[str] = []
+    for line, following in zip(head, head[1:], strict=False):
+        name = line.text.strip()
+        if (_STREET.match(following.text) and not _STREET.match(name) and name[:1].isupper()
+                and len(name.split()) <= 8 and not _NOT_A_NAME.search(name)
+                and sum(c.isalpha() for c in name) >= len(name.replace(" ", "")) / 2):
+            names.append(name)
+    return [EngineValue(n, _LETTER_PARTY, evidence={"letter": 1.0, "parties": 1.0})
+            for n in dict.fromkeys(names)][:_MAX_PARTIES]

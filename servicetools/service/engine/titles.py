@@ -15,12 +15,26 @@ from .lines import Line
 from .results import EngineValue
 from .shapes import DATE
 
-__all__ = ["letter_date", "title_date", "title_number"]
+__all__ = ["letter_date", "letter_head", "title_date", "title_number"]
 
 # A letter's date after its place: "München, den 01.11.2024", "Paris, le 5 mars 2024".
 _PLACE_DATE = re.compile(rf"[^\W\d_][\w.-]+,\s*(?:den|le|il|el|de)?\s*({DATE.pattern})\s*$",
                          re.IGNORECASE)
 _LETTER_DATE = 0.6
+_DATE_LINE = re.compile(rf"^\s*({DATE.pattern})\s*$", re.IGNORECASE)
+# A letter's salutation ends its head: "Dear Mr. Park:", "Ladies and Gentlemen:".
+_SALUTATION = re.compile(r"^\s*(?:dear\b|ladies\s+and\s+gentlemen|gentlemen\b|to\s+whom\b)",
+                         re.IGNORECASE)
+_HEAD_LINES = 30
+
+
+def letter_head(lines: list[Line]) -> list[Line]:
+    """The lines above a letter's salutation (its sender, date and addressee); [] for a
+    document without a salutation near its top, which is no letter."""
+    for index, line in enumerate(lines[:_HEAD_LINES]):
+        if _SALUTATION.match(line.text):
+            return lines[:index]
+    return []
 
 
 # A title that names the document's number or date: "Handelsrechnung Nr. TX-471102 vom
@@ -54,7 +68,8 @@ def _titled(lines: list[Line], pattern: re.Pattern[str]) -> EngineValue | None:
 
 
 def letter_date(lines: list[Line]) -> EngineValue | None:
-    """The date a letter prints after its place, on the first page."""
+    """The date a letter prints after its place, on the first page, else on a line of its
+    own above the salutation ("February 12, 2016")."""
     for line in lines:
         if line.page != lines[0].page:
             break
@@ -62,6 +77,12 @@ def letter_date(lines: list[Line]) -> EngineValue | None:
         if match:
             words = [w for w in line.words if w.text in match.group(1).split()]
             ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+            return EngineValue(match.group(1), round(_LETTER_DATE * ocr, 4),
+                               evidence={"letter_date": 1.0})
+    for line in letter_head(lines):
+        match = _DATE_LINE.match(line.text)
+        if match:
+            ocr = statistics.fmean(w.confidence for w in line.words) if line.words else 1.0
             return EngineValue(match.group(1), round(_LETTER_DATE * ocr, 4),
                                evidence={"letter_date": 1.0})
     return None
