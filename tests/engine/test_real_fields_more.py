@@ -298,6 +298,37 @@ def test_a_german_compound_street_name_is_an_address_not_a_name(
     assert (address.text, address.evidence["address_words"]) == ("BAHNHOFSTRASSE 99", 1.0)
 
 
+def test_a_postcode_and_town_run_together_stay_in_the_address(
+    receipts_config: dict[str, Any],
+) -> None:
+    # Mostly letters: no registration number, though it is one word of capitals and digits.
+    document = line_document("KEDAI PAPAN YEW CHUAN", "(0005583085-K)", "LOT 276 JALAN BANTING",
+                             "43800DENGKILSELANGOR.", "Total 5.00")
+    values = field_values(extract_all(document, receipts_config))
+    assert values["t-address"] == "LOT 276 JALAN BANTING 43800DENGKILSELANGOR."
+
+
+def test_an_unlabelled_total_is_the_sum_of_the_amounts_above_it(
+    invoices_config: dict[str, Any],
+) -> None:
+    document = line_document("Round trip airfare,. 292.00", "Miscellaneous cabfares. 58.50",
+                             "$ 350,50", "Approved 2 packages")
+    total = extract_all(document, invoices_config)["t-total"].values[0]
+    assert (total.text, total.evidence["sum"]) == ("$ 350,50", 1.0)
+    assert total.confidence < 0.9  # no label grounds it
+    # Amounts that add up to nothing printed below them give no total.
+    loose = line_document("Airfare 292.00", "Cabfares 58.50", "Tips 12.00")
+    assert field_values(extract_all(loose, invoices_config))["t-total"] == ""
+
+
+@pytest.mark.parametrize("paid", ["Payé 9,50€", "Bezahlt 9,50€", "Amount Paid 9.50"])
+def test_what_was_paid_is_the_total(paid: str, invoices_config: dict[str, Any]) -> None:
+    # One amount above: no sum to lean on, only the label.
+    document = line_document("Entrée plein tarif 6,00€", paid)
+    total = extract_all(document, invoices_config)["t-total"].values[0]
+    assert total.text == paid.split()[-1] and total.evidence["labelled"] == 1.0
+
+
 def test_a_date_ends_the_address_block(receipts_config: dict[str, Any]) -> None:
     document = line_document("SYARIKAT ABC SDN BHD", "LOT 5, JALAN BESAR", "43000 KAJANG",
                              "12/03/2018", "Total 12.00")

@@ -188,3 +188,16 @@ def test_a_contract_prints_its_own_number_after_its_title() -> None:
     # Without a label, a telephone number is not taken for the document's number.
     unlabelled = stacked("ph: (608) 781-0025", "Schedule Dates 02/26/20-03/03/20")
     assert extract_all(unlabelled, configuration)["t-deal"].values[0].text == ""
+
+
+def test_a_range_with_weekday_names_and_a_clause_is_no_name() -> None:
+    configuration = {"extraction_targets": [{
+        "id": "t-end", "type": "field", "name": "Run End", "description": "When the ads end.",
+        "example": "February 12, 2020", "is_multiple": False}, {
+        "id": "t-client", "type": "field", "name": "Client", "description": "Who buys.",
+        "example": "", "is_multiple": False}]}
+    document = stacked("Flight Dates: Wednesday, February 12, 2020 to Monday, February 17, 2020",
+                       "Client references to Agency apply to Advertiser")
+    found = extract_all(document, configuration)
+    assert found["t-end"].values[0].text == "February 17, 2020"
+    assert found["t-client"].values[0].text == ""  # a clause of the terms, not a name

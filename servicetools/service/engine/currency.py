@@ -16,13 +16,14 @@ from functools import cache
 from .lines import Line
 from .results import EngineValue
 
-__all__ = ["currency_code", "printed_currency"]
+__all__ = ["LOCALES", "currency_code", "printed_currency"]
 
 # Currencies whose sign is read as theirs; "$" is the US dollar's as CLDR's English has it.
 _SIGNED = ("EUR", "USD", "GBP", "JPY", "CHF", "INR", "CNY", "KRW", "RUB", "TRY", "PLN",
            "SEK", "NOK", "DKK", "CZK", "HUF", "BRL", "ILS", "THB", "PHP", "UAH", "NGN",
            "MYR")
-_LOCALES = ("en", "de", "fr", "nl", "es", "it")
+# The languages the engine reads, as babel locales.
+LOCALES = ("en", "de", "fr", "nl", "es", "it")
 _WORD = re.compile(r"[A-Za-z]{3}")
 # Three capitals standing alone: "EUR", "(EUR)", "1.500,00EUR"; not "SAR" of "SARL" nor
 # "ESA" of a VAT number "ESA12345674".
@@ -47,7 +48,7 @@ def _names() -> dict[str, str]:
 
     found: dict[str, str] = {}
     for code in _SIGNED:
-        for locale in _LOCALES:
+        for locale in LOCALES:
             found.setdefault(get_currency_symbol(code, locale=locale).lower(), code)
             name = Locale.parse(locale).currencies.get(code)
             if name:

@@ -28,6 +28,8 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -35,6 +37,7 @@ from rapidfuzz import fuzz
 from ...wire.values import parse_amount
 from .amounts import ROUNDED, after_rounding, qualified, rounded
 from .calibration import calibrated
+from .currency import LOCALES as _LOCALES
 from .currency import currency_code, printed_currency
 from .lines import Line
 from .lookalikes import lookalike_ratio
@@ -83,7 +86,12 @@ _CURRENCY_NOTE = re.compile(r"\((?:[A-Z]{3}|[$€£¥])\):?$")
 # "Name" after a label completes it, in the languages of the vocabulary.
 _NAME_WORD = re.compile(r"(?i)(?:name[n]?|nom|naam|nombre|nome)\s*:?")
 _PROSE = re.compile(r"[a-zäöüéèàç'-]+(?:\s+[a-zäöüéèàç'-]+){2,}")
+# A clause of running text: "and Agency, jointly and severally, ...", "references to
+# Agency apply to Advertiser". A name opens with a capital or a particle ("van", "de").
+_CLAUSE = re.compile(r"(?!(?:de|da|di|du|la|le|van|von|der|den|ter|al|el)\b)[a-z]{2,}\b"
+                     r"(?:\W+\w+){3,}")
 _SHAPE_ONLY = 0.4
+_AMOUNT_SHAPE = Shape("amount", AMOUNT)
 _SHAPE_INVALID = 0.6
 _BELOW = 0.9
 _BELOW_BARE = 0.7
@@ -344,7 +352,7 @@ def extract_fields(
             result[target_id] = [EngineValue(issuer.value.text, issuer.value.confidence,
                                              evidence=dict(issuer.value.evidence))]
         elif at_top and _wants_recipient(target) and (
-                recipient := recipient_name(lines)):
+                recipient := recipient_name(lines)) and not field_words_only(recipient.text):
             result[target_id] = [recipient]
         elif _issue_date(target) and (dated := letter_date(lines) or title_date(lines)):
             result[target_id] = [dated]
@@ -353,6 +361,8 @@ def extract_fields(
         elif understand(target).end and _shape(target).kind == "date" and (
                 ranged := _range_end(lines, _shape(target), understand(target).end)):
             result[target_id] = [ranged]
+        elif _role(target) == TOTAL and (summed := _column_total(lines)):
+            result[target_id] = [summed]
         elif unlabelled[_shape(target).kind] == 1:
             result[target_id] = [_by_shape(lines, target, claimed)]
         else:
@@ -496,7 +506,7 @@ def _candidate(
     if shape.pattern is None and only_legal_form(text):
         return None  # "Kunde AG": the label took the name, "AG" alone is no value
     wants_name = shape.pattern is None and (_wants_top(target) or _wants_recipient(target))
-    if wants_name and _PROSE.fullmatch(text):
+    if wants_name and (_PROSE.fullmatch(text) or _CLAUSE.match(text)):
         return None  # "From all around the world": a phrase in lower case is no name
     if wants_name and (title_words_only(text) or field_words_only(text)):
         return None  # "FROM   INVOICE # US-001": the next label's title, not the name
@@ -824,6 +834,33 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
 
 
 _PHONE = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\b\d{2,4}\)?[\s.-]?\d{3}[\s.-]\d{4}\b")
+def _column_total(lines: list[Line]) -> EngineValue | None:
+    """An unlabelled total: the last amount of a line that is the sum of the last amounts
+    of the two or more lines right above it ("292.00", "58.50", "$ 350,50"); the lowest
+    such line."""
+    last: list[tuple[Decimal, str] | None] = []
+    for line in lines:
+        found = _AMOUNT_SHAPE.find(line.text)
+        value = parse_amount(found[-1]) if found else None
+        last.append((value, found[-1]) if value is not None and found else None)
+    best: EngineValue | None = None
+    for index, entry in enumerate(last):
+        if entry is None or entry[0] <= 0:
+            continue
+        total, run = Decimal(0), 0
+        for above in reversed(last[:index]):
+            if above is None:
+                break
+            total, run = total + above[0], run + 1
+            if run >= 2 and total == entry[0]:
+                words = _words_of(lines[index], entry[1])
+                ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+                best = EngineValue(entry[1], round(_SHAPE_ONLY * ocr, 4),
+                                   evidence={"shape": 1.0, "sum": 1.0})
+                break
+    return best
+
+
 # What joins the two ends of a printed range: "01/28/20 - 02/03/20", "12 March to 3 May",
 # "bis", "au", "tot", "al".
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|to|through|thru|until|till|bis|au|tot|al|a)\s*",
@@ -851,9 +888,22 @@ def _range(text: str, shape: Shape) -> tuple[str, str] | None:
     for first, second in zip(values, values[1:], strict=False):
         at = text.find(first)
         gap = text[at + len(first): text.find(second, at + 1)]
-        if _RANGE_JOIN.fullmatch(gap):
+        # "February 12, 2020 to Monday, February 17, 2020": the second end's weekday.
+        if _RANGE_JOIN.fullmatch(_weekdays().sub(" ", gap)):
             return first, second
     return None
+
+
+@lru_cache(maxsize=1)
+def _weekdays() -> re.Pattern[str]:
+    """Weekday names, wide and abbreviated, in the languages the engine reads (babel's
+    CLDR data), with the comma or full stop after them."""
+    from babel.dates import get_day_names
+
+    names = {name.lower() for locale in _LOCALES for width in ("wide", "abbreviated")
+             for name in get_day_names(width, locale=locale).values()}
+    alternatives = "|".join(re.escape(n.rstrip(".")) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"\b(?:{alternatives})\b\.?,?", re.IGNORECASE)
 
 
 def _issue_date(target: dict[str, Any]) -> bool:

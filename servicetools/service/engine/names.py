@@ -76,6 +76,9 @@ _TITLE_WORDS = frozenset({
     "rechnung", "gutschrift", "lieferschein", "quittung", "kassenbon", "beleg", "factuur",
     "kassabon", "factura", "recibo", "fattura", "ricevuta", "scontrino", "ticket", "bon",
     "avoir", "devis", "reçu", "de", "vente", "livraison", "commande", "van", "der", "die",
+    # A page's section headings: "Contact us", "Nous contacter", "Service client".
+    "contact", "contacter", "contactez", "us", "nous", "kontakt", "contacto", "contatti",
+    "information", "informations", "service", "client", "kundenservice",
 })
 _TITLE_SPLIT = re.compile(r"[\s/&|,.:()#-]+")
 
@@ -331,6 +334,8 @@ def recipient_name(lines: list[Line]) -> EngineValue | None:
 def _is_sender_line(line: Line) -> bool:
     """A name, then its street and postcode, on one small line above the window."""
     segments = _segments(line)
+    if segments and any(":" in w.text for w in segments[0]):
+        return False  # "Flight Dates: Wednesday, February 12, 2020": a labelled line
     if len(segments) >= 2 and _LEGAL_FORM.search(" ".join(w.text for w in segments[0])):
         return _sender_line(segments[1:])
     if len(segments) >= 3 and not any(c.isdigit() for w in segments[0] for c in w.text):
@@ -427,7 +432,10 @@ def address_below(lines: list[Line], name: Name | None, skip: set[int]) -> Engin
             break  # a gap: the block has ended
         if not block and name is not None and _compact(text) == _compact(name.value.text):
             continue  # the name printed twice (logo and text)
-        if (_REGISTRATION.match(text) and any(c.isdigit() for c in text)
+        # A registration number is mostly digits; "43800DENGKILSELANGOR." is a postcode
+        # and town OCR ran together.
+        digits = sum(c.isdigit() for c in text)
+        if (_REGISTRATION.match(text) and digits and digits >= sum(c.isalpha() for c in text)
                 and not _ADDRESS_WORDS.search(text)):
             continue  # "(81109-A)" under the name, before or inside the address
         if _NOT_ADDRESS.search(text) or _OWNER.search(text) or _TITLES.match(text.strip(" :.")):

@@ -128,7 +128,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         "kundennummer", "unit price", "quantity", "qty", "description", "paid by", "tender",
         "law", "term", "period", "parties", "party", "signatory", "title", "note", "notes",
         "rate", "percentage", "discount", "cashier", "table", "time", "salesperson",
-        "contact", "attn", "attention",
+        "contact", "attn", "attention", "product",
     ),
 }
 # Short or common words that name a role in a target's name but not in running prose

@@ -52,7 +52,8 @@ _TOTAL = (
     "Importo totale", "Totale da pagare", "Total", "Grand Total", "Total Due",
     "Total Amount", "Amount Payable", "Nett Total", "Amount Due", "Balance Due",
     "Net Total", "Total Payable", "Total Incl", "Rounded Total", "Total Rounded",
-    "Gross Total", "Gross Amount", "Total Gross",
+    "Gross Total", "Gross Amount", "Total Gross", "Amount Paid", "Total Paid", "Payé",
+    "Montant payé", "Bezahlt", "Gezahlt", "Betaald", "Pagado", "Pagato",
 )
 # What is still to pay after deposits and earlier balances.
 _AMOUNT_DUE = ("Amount Due", "Balance Due", "Offener Betrag", "Restbetrag", "Solde dû",
