@@ -215,6 +215,7 @@ def test_code_like_and_without_label_end() -> None:
     assert _without_label_end("#:SI-72004") == "SI-72004"
     assert _without_label_end(": 123") == "123"
     assert _code_like("INV-NAMED") and _code_like("#INV-A1") and _code_like("94165608")
+    assert not _code_like("100%")  # a rate under "Commission", not a number
     assert not _code_like("CentralCity") and not _code_like("/ Datum")
 
 

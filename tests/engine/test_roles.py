@@ -26,7 +26,7 @@ from servicetools.service.engine.roles import (
     understand,
 )
 
-from ..support.engine_documents import extract_all, stacked
+from ..support.engine_documents import extract_all, placed, stacked
 
 
 def _role(name: str, description: str = "", example: str = "") -> str:
@@ -201,3 +201,13 @@ def test_a_range_with_weekday_names_and_a_clause_is_no_name() -> None:
     found = extract_all(document, configuration)
     assert found["t-end"].values[0].text == "February 17, 2020"
     assert found["t-client"].values[0].text == ""  # a clause of the terms, not a name
+
+
+def test_a_value_after_two_labels_joined_by_a_slash() -> None:
+    configuration = {"extraction_targets": [{
+        "id": "t-order", "type": "field", "name": "Order Number",
+        "description": "The number of the order.", "example": "1422136", "is_multiple": False}]}
+    document = placed(("ORDER", 0.1, 0.05), ("Orders", 0.05, 0.1),
+                      ("Order / Rev: 1996189", 0.3, 0.1), ("Alt Order #: WOC12499614", 0.3, 0.13))
+    # "Order / Rev:" labels the order's number; the alternative number is another's.
+    assert extract_all(document, configuration)["t-order"].values[0].text == "1996189"

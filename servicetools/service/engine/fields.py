@@ -567,7 +567,10 @@ _CAPITAL_CODE = re.compile(r"#?[A-Z]{2,}(?:[-_/.][A-Z0-9]+)+")
 
 
 def _code_like(text: str) -> bool:
-    """A number or code: it has a digit, or is capitals joined by dashes ("INV-NAMED")."""
+    """A number or code: it has a digit, or is capitals joined by dashes ("INV-NAMED");
+    a percentage ("100%") is a rate, never a code."""
+    if text.strip().endswith("%"):
+        return False
     return any(c.isdigit() for c in text) or bool(_CAPITAL_CODE.fullmatch(text.strip()))
 
 
@@ -631,9 +634,14 @@ def _right_of(
     char = _char_width(line)
     start = previous = line.words[label.end - 1].x1
     phrases: list[list[Word]] = []
+    slashed = False  # "Order / Rev: 1996189": a second label joined by a slash
     for offset, word in enumerate(line.words[label.end :]):
         if not phrases and _RATE.fullmatch(word.text):
             continue  # "Sales Tax 20%: 1.815,49 EUR", "GST (25%): $80.00"
+        if not phrases and (word.text == "/" or (slashed and _label_like(word))):
+            slashed = word.text == "/"
+            previous = word.x1
+            continue
         if not phrases and _NAME_WORD.fullmatch(word.text):
             previous = word.x1  # "CUSTOMER NAME: MICROSOFT CORPORATION": part of the label
             continue
