@@ -30,7 +30,7 @@ from ._version import __version__
 
 if _typing.TYPE_CHECKING:  # the names as type checkers and editors see them
     from . import bundled, report, wire
-    from .analysis import audit, frames, ledger, plots, widgets
+    from .analysis import audit, frames, ledger, plots, review, widgets
     from .analysis.ledger import Ledger
     from .client import (
         Batch,
@@ -72,7 +72,8 @@ if _typing.TYPE_CHECKING:  # the names as type checkers and editors see them
 # names by the module that holds them (_NAMES; the rest of __all__: the client's errors).
 _MODULES = {"audit": ".analysis.audit", "bundled": ".bundled", "errors": ".client.errors",
             "frames": ".analysis.frames", "ledger": ".analysis.ledger",
-            "plots": ".analysis.plots", "report": ".report", "widgets": ".analysis.widgets",
+            "plots": ".analysis.plots", "report": ".report", "review": ".analysis.review",
+            "widgets": ".analysis.widgets",
             "wire": ".wire"}
 _NAMES = {"Ledger": ".analysis.ledger",
           **dict.fromkeys(("Batch", "Client", "Failure", "LocalService", "LocalServiceError",
@@ -137,6 +138,7 @@ __all__ = [
     "ledger",
     "plots",
     "report",
+    "review",
     "trigger_request",
     "widgets",
     "wire",

@@ -16,6 +16,10 @@ new_value         the value after it; ``""`` for a value the reviewer removed
 old_confidence    the engine's confidence of the old value (float, NaN when unknown)
 time              when it was recorded (UTC)
 change            ``edit``, ``add``, ``remove`` or ``confirm`` (unchanged, checked)
+audit             True for a value the review plan drew at random from the values it
+                  would accept unread (`servicetools.review.plan`): these rows, and only
+                  these, estimate the error left after auto-accept without bias; False
+                  for a value reviewed for its risk; NA when not said (older ledgers)
 ================  ======================================================================
 
 >>> ledger = Ledger()
@@ -42,7 +46,7 @@ __all__ = ["CHANGES", "COLUMNS", "Ledger"]
 
 COLUMNS: tuple[str, ...] = (
     "extraction_id", "target_id", "target_name", "value_id", "table_id", "row", "column",
-    "old_value", "new_value", "old_confidence", "time", "change")
+    "old_value", "new_value", "old_confidence", "time", "change", "audit")
 #: What a ledger row records.
 CHANGES: tuple[str, ...] = ("edit", "add", "remove", "confirm")
 
@@ -69,6 +73,9 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
             out[name] = pd.to_numeric(col, errors="coerce").astype("Int64")
         elif name == "old_confidence":
             out[name] = pd.to_numeric(col, errors="coerce").astype(float)
+        elif name == "audit":
+            out[name] = pd.array(col.astype(object).where(col.notna(), None).to_numpy(),
+                                 dtype="boolean")
         elif name == "time":
             out[name] = pd.to_datetime(col, utc=True, errors="coerce").astype(
                 "datetime64[ns, UTC]")

@@ -198,3 +198,27 @@ def test_the_queue_ledger_grades_the_batch(client: Client) -> None:
     assert wrong["value"].tolist() == read and wrong["expected"].tolist() == ["INV-0042"]
     assert len(graded) == len(fields) + len(sf.cells(fresh))
     assert graded["correct"].sum() == len(graded) - 1
+
+
+def test_a_plan_orders_the_queue_and_its_audit_draws_are_marked_in_the_ledger(
+    client: Client, batch: Batch,
+) -> None:
+    from servicetools import review
+
+    fields = sf.fields(batch)
+    planned = review.plan(fields, budget=1, audit=0.5, seed=3)
+    reviewed = planned.loc[planned["review"]]
+    drawn = planned.loc[planned["audit"]]
+    assert len(reviewed) == 1 and len(drawn) >= 1
+    queue = ReviewQueue(client, batch, order="plan", plan=planned)
+    # The document of the riskiest value comes first; only planned documents are queued.
+    assert queue.extraction_ids[0] == reviewed["extraction_id"].iloc[0]
+    assert set(queue.extraction_ids) == set(planned.loc[planned["review"] | planned["audit"],
+                                                        "extraction_id"])
+    for _ in queue.extraction_ids:
+        queue.next()
+    ledger = queue.ledger.frame
+    marked = set(ledger.loc[ledger["audit"] == True, "value_id"])  # noqa: E712 - nullable
+    assert marked == set(drawn["value_id"]) and ledger["audit"].notna().all()
+    with pytest.raises(ValueError, match="plan="):
+        ReviewQueue(client, batch, order="plan")

@@ -19,6 +19,9 @@ expected values, or the corrections ledger of the review widgets):
   vs error rate, recommended threshold for an error budget), `compare` (two batches or
   configurations on the same documents).
 
+Without truth for this batch: `estimate` (accuracy per target with a 90% interval, from
+a reference batch's truth and, better, a random audit sample of this batch).
+
 Every function takes frames from `servicetools.frames` or anything those converters
 take (then it converts), or a `frames.Dataset` (then DuckDB aggregates the Parquet
 files, and the result is the same frame). Each audit is written once: it asks its source
@@ -49,6 +52,7 @@ The modules, in reading order (the functions above are re-exported here):
 `reliability`      `calibration` and its `Calibration`
 `automation`       `thresholds` and its `Thresholds`
 `comparison`       `compare`
+`estimation`       `estimate` without truth, its `ErrorModel`, `labelled` values
 =================  ===============================================================
 
 >>> import pandas as pd
@@ -69,6 +73,7 @@ from __future__ import annotations
 
 from .automation import RECOMMENDED_COLUMNS, SWEEP_COLUMNS, Thresholds, thresholds
 from .comparison import COMPARE_COLUMNS, compare
+from .estimation import ESTIMATE_COLUMNS, ErrorModel, estimate, labelled
 from .grading import ACCURACY_COLUMNS, ALL, GRADE_COLUMNS, accuracy, grade
 from .ground_truth import TRUTH_COLUMNS, truth
 from .normalisation import DATE_FORMATS, NORMALIZATIONS, normalize, parse_amount, parse_date
@@ -94,6 +99,8 @@ __all__ = [
     "DATE_FORMATS",
     "DOCUMENT_COLUMNS",
     "DRIFT_COLUMNS",
+    "ESTIMATE_COLUMNS",
+    "ErrorModel",
     "FAILURE_COLUMNS",
     "GRADE_COLUMNS",
     "NORMALIZATIONS",
@@ -107,9 +114,11 @@ __all__ = [
     "compare",
     "documents",
     "drift",
+    "estimate",
     "failures",
     "grade",
     "ks_2samp",
+    "labelled",
     "mann_whitney",
     "normalize",
     "parse_amount",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -56,9 +56,11 @@ class ResultEditor(widgets.VBox):
 
     def __init__(self, client: Client, extraction_id: str | Mapping[str, Any],
                  ledger: Ledger | None = None, *, result: Mapping[str, Any] | None = None,
-                 **kwargs: Any) -> None:
+                 audit_ids: Iterable[str] = (), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.client = client
+        # Values a review plan drew as its random audit: their ledger rows say so.
+        self.audit_ids = frozenset(str(i) for i in audit_ids)
         # A result in hand is shown; an extraction info object (trigger_async) holds no
         # data, so its extraction is fetched like an id.
         if result is None and isinstance(extraction_id, Mapping) and (
@@ -306,7 +308,8 @@ class ResultEditor(widgets.VBox):
             "old_value": _data.text_of(value) if value is not None else None,
             "new_value": _data.text_of(new) if new is not None else "",
             "old_confidence": target.confidence_of(value) if value is not None else None,
-            "change": change}
+            "change": change,
+            "audit": value is not None and str(value.get("id")) in self.audit_ids}
 
     def _diff(self) -> list[tuple[dict[str, Any], int]]:
         """Ledger rows of the pending changes, each with its place in its target's update."""

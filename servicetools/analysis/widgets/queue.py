@@ -94,17 +94,28 @@ def select_extractions(batch: Batch | Mapping[str, Any] | Iterable[Mapping[str, 
 
 
 def order_extractions(results: Mapping[str, Mapping[str, Any]], ids: Iterable[str],
-                      order: Order = "confidence") -> list[str]:
+                      order: Order = "confidence", plan: pd.DataFrame | None = None
+                      ) -> list[str]:
     """``ids`` in review order: ``"confidence"`` puts extractions with a failing value
     first, then the lowest value confidence first; ``"batch"`` (or None) keeps the
-    order; a callable gives a sort key from the extracted data. Ties keep batch order."""
+    order; ``"plan"`` follows ``plan`` (`servicetools.review.plan`): the extractions of
+    its planned values (reviews and audit draws) by their first planned value, the others
+    left out; a callable gives a sort key from the extracted data. Ties keep batch order."""
     ids = list(ids)
     if order is None or order == "batch":
         return ids
     if callable(order):
         return sorted(ids, key=lambda i: order(dict(results[i])))
+    if order == "plan":
+        if plan is None:
+            raise ValueError("order='plan' needs plan=servicetools.review.plan(...)")
+        planned = plan.loc[plan["review"] | plan["audit"]]
+        first = planned.groupby("extraction_id", sort=False)["rank"].min()
+        chosen = [i for i in ids if i in first.index]
+        return sorted(chosen, key=lambda i: int(first[i]))
     if order != "confidence":
-        raise ValueError(f"order must be 'confidence', 'batch' or a callable, not {order!r}")
+        raise ValueError("order must be 'confidence', 'batch', 'plan' or a callable, "
+                         f"not {order!r}")
 
     def key(extraction_id: str) -> tuple[bool, float]:
         facts = _data.summary(results[extraction_id])
@@ -117,7 +128,8 @@ def order_extractions(results: Mapping[str, Mapping[str, Any]], ids: Iterable[st
 class ReviewQueue(widgets.VBox):
     """The batch's extractions one at a time: a `ResultEditor` beside page 1 of the
     document. Selected by ``where`` (see `select_extractions`), ordered by ``order`` (see
-    `order_extractions`: failing and least confident first).
+    `order_extractions`: failing and least confident first; ``"plan"`` with ``plan=``
+    a `servicetools.review.plan`, whose audit draws the ledger then marks).
 
     - Next ✓: saves pending edits (stays on an error), records the values left as they
       were as confirmed (``confirm=True``, see `ResultEditor.confirm`), moves on;
@@ -134,14 +146,18 @@ class ReviewQueue(widgets.VBox):
 
     def __init__(self, client: Client, batch: Batch | Mapping[str, Any], where: Where = None,
                  order: Order = "confidence", *, ledger: Ledger | None = None,
-                 confirm: bool = True, **kwargs: Any) -> None:
+                 confirm: bool = True, plan: pd.DataFrame | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.client = client
         self.batch = batch
         self._results = _results(batch)
         self.documents: dict[str, str] = dict(getattr(batch, "documents", None) or {})
         self.extraction_ids = order_extractions(
-            self._results, select_extractions(batch, where), order)
+            self._results, select_extractions(batch, where), order, plan)
+        # The plan's random audit draws: the ledger marks their rows (``audit``).
+        self.audit_ids = frozenset() if plan is None else frozenset(
+            plan.loc[plan["audit"], "value_id"].dropna().astype(str))
         self.ledger = ledger if ledger is not None else Ledger()
         self.confirm = confirm
         self.reviewed: set[str] = set()
@@ -205,7 +221,8 @@ class ReviewQueue(widgets.VBox):
         if extraction_id not in self._editors:
             try:
                 self._editors[extraction_id] = ResultEditor(self.client, extraction_id,
-                                                            self.ledger)
+                                                            self.ledger,
+                                                            audit_ids=self.audit_ids)
             except ServiceError as exc:
                 self._form.children = [widgets.HTML(
                     f'<span style="color:{_data.RED}">Cannot load this result: '

@@ -1,0 +1,294 @@
+"""`estimate`: a batch's accuracy per target without its truth, with honest intervals.
+
+The people who audit confidence rarely have truth for this week's batch. Two things
+still say how many of its values are right:
+
+- **a reference batch with truth** (a dev set, last month's batch and its corrections
+  ledger): an `ErrorModel` fitted there gives each value of this batch its probability
+  of being right, from its confidence, whether it failed validation and whether it is
+  empty (confidence alone misses what a failed rule says). The mean over a target's
+  values is its estimated accuracy (NannyML's confidence-based performance estimation,
+  with validation and emptiness as inputs beside the score). The interval holds the
+  model's own uncertainty (refitted on resamples of the reference) and the batch's
+  binomial noise. It is marked unreliable when the reference has few labelled values of
+  the target, or when this batch's confidence or pass rate lies outside the reference's
+  (a two-sample test): then the model is extrapolating.
+- **a random audit sample of this batch**, labelled in the review queue (its ledger
+  rows) or given as truth: the prediction-powered estimate (Angelopoulos et al.,
+  Science 2023) adds the sample's mean error of the model to the model's mean over
+  all values. It is unbiased however wrong the model is, and narrower than the sample
+  alone wherever the model explains part of the variance.
+
+>>> import pandas as pd
+>>> ref = pd.DataFrame({"target": ["Total"] * 6, "confidence": [.95, .9, .92, .3, .2, .97],
+...                     "passed": [True] * 6, "filled": [True] * 6,
+...                     "correct": [True, True, True, False, False, True]})
+>>> model = ErrorModel.fit(ref)
+>>> bool(model.p_right(ref)[0] > model.p_right(ref)[3])
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .grading import ALL, grade
+from .significance import ks_2samp
+from .work import work_frame
+
+__all__ = ["ESTIMATE_COLUMNS", "ErrorModel", "estimate", "labelled"]
+
+#: The columns of `estimate`'s frame, one row per target and one for all (`ALL`).
+ESTIMATE_COLUMNS: tuple[str, ...] = (
+    "n", "estimate", "low", "high", "method", "n_reference", "n_sample", "sample_accuracy",
+    "sample_low", "sample_high", "reliable", "note")
+
+# The model's inputs; a target's own intercept is shrunk toward the pooled one (ridge),
+# so a target with a handful of labels borrows from the others.
+_FEATURES = ("logit_confidence", "failed", "empty", "no_confidence")
+_RIDGE = 1.0  # on the slopes: some hundred labels, four inputs
+_TARGET_RIDGE = 5.0  # on each target's offset: worth about five labels of its own
+_MIN_REFERENCE = 30  # labelled values of a target below which the estimate says so
+_SHIFT_P = 0.01  # a shift test's p-value below which this batch is not the reference's
+_BOOTSTRAP = 100
+
+
+def _inputs(frame: pd.DataFrame) -> np.ndarray:
+    """The model's inputs of work rows (columns ``confidence``, ``passed``, ``filled``)."""
+    confidence = pd.to_numeric(frame["confidence"], errors="coerce").to_numpy(dtype=float)
+    missing = ~np.isfinite(confidence)
+    clipped = np.clip(np.where(missing, 0.5, confidence), 1e-3, 1 - 1e-3)
+    passed = frame["passed"] if "passed" in frame.columns else pd.Series(True, frame.index)
+    failed = (passed.astype("boolean").fillna(True) == False).to_numpy(dtype=float)  # noqa: E712
+    filled = frame["filled"] if "filled" in frame.columns else pd.Series(True, frame.index)
+    empty = (~filled.astype(bool)).to_numpy(dtype=float)
+    return np.column_stack([np.log(clipped / (1 - clipped)), failed, empty,
+                            missing.astype(float)])
+
+
+def _fit_logistic(x: np.ndarray, y: np.ndarray, penalty: np.ndarray,
+                  weights: np.ndarray | None = None) -> np.ndarray:
+    """Ridge logistic regression by Newton's method (x holds the intercept column, whose
+    penalty is 0). A few inputs and some thousand rows: numpy is enough, and the client
+    side stays free of scipy and scikit-learn."""
+    beta = np.zeros(x.shape[1])
+    w = np.ones(len(y)) if weights is None else weights
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-np.clip(x @ beta, -30, 30)))
+        gradient = x.T @ (w * (y - p)) - penalty * beta
+        hessian = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(penalty)
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
+        beta += step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return beta
+
+
+@dataclass(frozen=True)
+class ErrorModel:
+    """P(right) of a value from its confidence, validation and emptiness, fitted on
+    labelled values (`fit`); `p_right` applies it to work rows of any batch."""
+
+    coef: Mapping[str, float]
+    intercept: float
+    targets: Mapping[str, float] = field(default_factory=dict)  # each target's offset
+    n: Mapping[str, int] = field(default_factory=dict)  # labelled values per target
+
+    @classmethod
+    def fit(cls, labelled_rows: pd.DataFrame) -> ErrorModel:
+        """Fit on rows with ``target``, ``confidence``, ``passed``, ``filled`` and a
+        boolean ``correct`` (rows without one are left out): `labelled`'s frame."""
+        rows = labelled_rows.loc[labelled_rows["correct"].notna()]
+        if rows.empty:
+            raise ValueError("the reference has no labelled values: give truth or a "
+                             "ledger that covers some of its values")
+        return cls._fit(rows)
+
+    @classmethod
+    def _fit(cls, rows: pd.DataFrame, weights: np.ndarray | None = None) -> ErrorModel:
+        targets = [str(t) for t in pd.unique(rows["target"].astype(object))]
+        index = {t: i for i, t in enumerate(targets)}
+        own = np.zeros((len(rows), len(targets)))
+        own[np.arange(len(rows)), [index[str(t)] for t in rows["target"].astype(object)]] = 1
+        x = np.column_stack([np.ones(len(rows)), _inputs(rows), own])
+        penalty = np.array([0.0] + [_RIDGE] * len(_FEATURES) + [_TARGET_RIDGE] * len(targets))
+        y = rows["correct"].astype(bool).to_numpy(dtype=float)
+        beta = _fit_logistic(x, y, penalty, weights)
+        counts = rows["target"].astype(object).astype(str).value_counts()
+        return cls(coef=dict(zip(_FEATURES, map(float, beta[1:1 + len(_FEATURES)]),
+                                 strict=True)),
+                   intercept=float(beta[0]),
+                   targets={t: float(b) for t, b in zip(targets, beta[1 + len(_FEATURES):],
+                                                        strict=True)},
+                   n={str(k): int(v) for k, v in counts.items()})
+
+    def p_right(self, rows: pd.DataFrame) -> np.ndarray:
+        """Each row's probability of being right (a target the reference lacks gets the
+        pooled intercept)."""
+        score = self.intercept + _inputs(rows) @ np.array([self.coef[f] for f in _FEATURES])
+        offsets = rows["target"].astype(object).astype(str).map(self.targets).fillna(0.0)
+        return 1 / (1 + np.exp(-(score + offsets.to_numpy(dtype=float))))
+
+
+def labelled(data: Any, truth: Any, *, cells: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The work rows of ``data`` (`work_frame`: target, confidence, passed, filled, ...)
+    that ``truth`` (truth files, a table of expected values, or a corrections ledger: see
+    `truth`) grades, with their ``correct`` column: what an `ErrorModel` is fitted on and
+    what an audit sample is."""
+    work = work_frame(data, cells)
+    graded = grade(work, truth)
+    graded = graded.loc[graded["correct"].notna() & graded["value_id"].notna()]
+    verdict = graded.drop_duplicates("value_id", keep="last").set_index("value_id")["correct"]
+    rows = work.loc[work["value_id"].isin(verdict.index)].copy()
+    rows["correct"] = pd.array(rows["value_id"].map(verdict).to_numpy(), dtype="boolean")
+    return rows.reset_index(drop=True)
+
+
+def _z(level: float) -> float:
+    """The normal quantile of a two-sided interval at ``level`` (0.9 -> 1.645)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, not {level!r}")
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def _wilson(successes: float, n: int, z: float) -> tuple[float, float]:
+    if n == 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _shifted(batch: pd.DataFrame, reference: pd.DataFrame) -> str:
+    """Why this batch's values of a target lie outside the reference's, or ""."""
+    mine = pd.to_numeric(batch["confidence"], errors="coerce").dropna()
+    theirs = pd.to_numeric(reference["confidence"], errors="coerce").dropna()
+    if len(mine) >= 5 and len(theirs) >= 5:
+        _, p = ks_2samp(mine, theirs)
+        if p < _SHIFT_P:
+            return f"confidence shifted from the reference's (KS p={p:.3g})"
+    a = batch["passed"].astype("boolean").dropna().astype(float)
+    b = reference["passed"].astype("boolean").dropna().astype(float)
+    if len(a) >= 5 and len(b) >= 5:
+        pooled = (a.sum() + b.sum()) / (len(a) + len(b))
+        spread = math.sqrt(pooled * (1 - pooled) * (1 / len(a) + 1 / len(b)))
+        if spread > 0:
+            z = abs(a.mean() - b.mean()) / spread
+            p = math.erfc(z / math.sqrt(2))
+            if p < _SHIFT_P:
+                return (f"pass rate {a.mean():.0%} against the reference's {b.mean():.0%} "
+                        f"(p={p:.3g})")
+    return ""
+
+
+def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
+             sample: Any = None, level: float = 0.9, seed: int = 0) -> pd.DataFrame:
+    """Estimated accuracy per target of a batch without its truth, columns
+    `ESTIMATE_COLUMNS`, indexed by ``target`` with a last row `ALL`.
+
+    ``reference``: labelled values of another batch, as `labelled` gives them (or an
+    `ErrorModel` already fitted, or a ``(data, truth)`` pair to label). ``sample``: truth
+    of a random audit sample of *this* batch (a corrections ledger, truth files or a
+    table of expected values). ``estimate`` and its ``low``/``high`` interval at
+    ``level`` come from the sample with the model (``method`` ``"prediction-powered"``)
+    where the target has sampled values, else from the model alone (``"confidence"``);
+    ``sample_accuracy`` and its interval are the sample's alone (Wilson), for comparison.
+    ``reliable`` is False, with the reason in ``note``, where the model alone speaks and
+    the reference is small or this batch lies outside it. ``n`` counts the batch's values.
+    """
+    z = _z(level)
+    work = work_frame(data, cells)
+    reference_rows: pd.DataFrame | None
+    if isinstance(reference, ErrorModel):
+        model, reference_rows = reference, None
+    else:
+        if isinstance(reference, tuple) and len(reference) == 2:
+            reference = labelled(*reference)
+        reference_rows = reference.loc[reference["correct"].notna()]
+        model = ErrorModel.fit(reference_rows)
+    p = model.p_right(work) if len(work) else np.array([])
+    audited = labelled(work, sample) if sample is not None else None
+    verdict = (audited.set_index("value_id")["correct"].astype(bool)
+               if audited is not None and len(audited) else pd.Series(dtype=bool))
+    targets = [str(t) for t in pd.unique(work["target"].astype(object))]
+    spread: list[np.ndarray] = []  # refitted models' P(right), made when first needed
+
+    def draws(mask: np.ndarray) -> np.ndarray | None:
+        if reference_rows is None:
+            return None
+        if not spread:
+            spread.append(_model_spread(reference_rows, work, seed))
+        return spread[0][:, mask]
+
+    rows = []
+    for name in [*targets, ALL]:
+        mask = (np.ones(len(work), bool) if name == ALL
+                else (work["target"].astype(object).astype(str) == name).to_numpy())
+        rows.append(_row(name, work.loc[mask], p[mask], partial(draws, mask), model,
+                         reference_rows, verdict, z))
+    out = pd.DataFrame(rows, columns=["target", *ESTIMATE_COLUMNS]).set_index("target")
+    return out
+
+
+def _model_spread(reference: pd.DataFrame, work: pd.DataFrame, seed: int) -> np.ndarray:
+    """P(right) of the batch's values under models refitted on resamples of the reference
+    (Poisson bootstrap weights): the model's own uncertainty, `_BOOTSTRAP` x values."""
+    rng = np.random.default_rng(seed)
+    draws = np.empty((_BOOTSTRAP, len(work)))
+    for b in range(_BOOTSTRAP):
+        weights = rng.poisson(1.0, len(reference)).astype(float)
+        draws[b] = ErrorModel._fit(reference, weights).p_right(work) if len(work) else []
+    return draws
+
+
+def _row(name: str, rows: pd.DataFrame, p: np.ndarray,
+         refitted: Callable[[], np.ndarray | None], model: ErrorModel,
+         reference: pd.DataFrame | None, verdict: pd.Series, z: float) -> dict[str, Any]:
+    n = len(rows)
+    n_reference = (sum(model.n.values()) if name == ALL else model.n.get(name, 0))
+    sampled = rows["value_id"].isin(verdict.index).to_numpy() if len(verdict) else np.zeros(
+        n, bool)
+    y = verdict.reindex(rows["value_id"][sampled]).to_numpy(dtype=float)
+    m = len(y)
+    out: dict[str, Any] = {"target": name, "n": n, "n_reference": n_reference, "n_sample": m}
+    out["sample_accuracy"] = float(y.mean()) if m else math.nan
+    out["sample_low"], out["sample_high"] = _wilson(float(y.sum()), m, z)
+    if n == 0:
+        return {**out, "estimate": math.nan, "low": math.nan, "high": math.nan,
+                "method": "none", "reliable": False, "note": "no values"}
+    predicted = float(p.mean())
+    if m >= 2:
+        # Prediction-powered: the model's mean over all values, corrected by its mean
+        # error on the audited ones; the variance of both parts.
+        residual = y - p[sampled]
+        value = predicted + float(residual.mean())
+        variance = float(p.var(ddof=1)) / n if n > 1 else 0.0
+        variance += float(residual.var(ddof=1)) / m
+        half = z * math.sqrt(variance)
+        return {**out, "estimate": min(1.0, max(0.0, value)),
+                "low": max(0.0, value - half), "high": min(1.0, value + half),
+                "method": "prediction-powered", "reliable": True, "note": ""}
+    variance = float((p * (1 - p)).sum()) / (n * n)
+    draws = refitted()
+    if draws is not None and len(draws):
+        variance += float(draws.mean(axis=1).var(ddof=1))
+    half = z * math.sqrt(variance)
+    note = ""
+    if n_reference < _MIN_REFERENCE:
+        note = f"{n_reference} labelled values in the reference (fewer than {_MIN_REFERENCE})"
+    elif reference is not None:
+        mine = (reference if name == ALL
+                else reference.loc[reference["target"].astype(object).astype(str) == name])
+        note = _shifted(rows, mine)
+    return {**out, "estimate": predicted, "low": max(0.0, predicted - half),
+            "high": min(1.0, predicted + half), "method": "confidence",
+            "reliable": not note, "note": note}

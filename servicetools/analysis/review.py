@@ -1,0 +1,153 @@
+"""`plan`: which values to review, so a review budget catches the most errors, and a
+random audit of the rest that keeps auto-accept honest.
+
+Ordering by confidence alone ignores what a failed validation rule or an empty value
+says. The plan gives each value its probability of being wrong: from an `ErrorModel`
+fitted on a reference batch with truth or a ledger (confidence, validation and
+emptiness together, see `servicetools.audit.estimate`), else from the confidence with
+a failed rule or an empty value counted as at least an even chance of an error. Times
+an optional weight per target (a wrong total costs more than a wrong phone number),
+that is the error a review of the value is expected to catch; the plan reviews the
+values with the most, up to the budget.
+
+The values it does not review are accepted unread. A share of them (``audit``, 2% by
+default) is drawn at random and marked: reviewed like the others, their ledger rows
+say ``audit`` (see `servicetools.ledger`), and they alone estimate without bias how
+many errors auto-accept lets through (Amazon A2I's random audit of auto-accepted
+items). `ReviewQueue(..., order="plan", plan=...)` steps through the planned values'
+documents in plan order and marks the audit's rows in its ledger.
+
+>>> import pandas as pd
+>>> fields = pd.DataFrame({"target_name": ["Total", "Total", "Date", "Date"],
+...                        "extraction_id": ["e1", "e2", "e1", "e2"],
+...                        "value_id": ["v1", "v2", "v3", "v4"],
+...                        "value": ["1.00", "2.00", "", "2024-01-02"],
+...                        "confidence": [0.95, 0.6, 0.9, 0.8],
+...                        "validation_passed": [True, True, False, True]})
+>>> plan(fields, budget=2, audit=0)[["value_id", "p_wrong", "review"]]
+  value_id  p_wrong  review
+0       v3     0.50    True
+1       v2     0.40    True
+2       v4     0.20   False
+3       v1     0.05   False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .audit.estimation import ErrorModel, labelled
+from .audit.work import work_frame
+
+__all__ = ["PLAN_COLUMNS", "p_wrong", "plan", "summary"]
+
+#: The columns of `plan`'s frame, one row per value, in plan order.
+PLAN_COLUMNS: tuple[str, ...] = (
+    "extraction_id", "target", "value_id", "value", "confidence", "passed", "filled",
+    "p_wrong", "weight", "expected_errors", "review", "audit", "rank")
+# Without a reference: a failed rule or an empty value is at least an even chance of
+# an error, whatever the confidence says.
+_FLAGGED_FLOOR = 0.5
+
+
+def _error_model(reference: Any) -> ErrorModel | None:
+    if reference is None or isinstance(reference, ErrorModel):
+        return reference
+    if isinstance(reference, tuple) and len(reference) == 2:
+        reference = labelled(*reference)
+    return ErrorModel.fit(reference)
+
+
+def p_wrong(work: pd.DataFrame, reference: Any = None) -> np.ndarray:
+    """Each work row's probability of being wrong: from the reference's `ErrorModel`
+    when there is one, else from confidence with flagged values floored at 0.5."""
+    model = _error_model(reference)
+    if model is not None:
+        return 1 - model.p_right(work)
+    confidence = pd.to_numeric(work["confidence"], errors="coerce").to_numpy(dtype=float)
+    wrong = np.where(np.isfinite(confidence), 1 - confidence, _FLAGGED_FLOOR)
+    failed = (work["passed"].astype("boolean").fillna(True) == False).to_numpy(  # noqa: E712
+        dtype=bool)
+    empty = ~work["filled"].astype(bool).to_numpy()
+    return np.where(failed | empty, np.maximum(wrong, _FLAGGED_FLOOR), wrong)
+
+
+def plan(data: Any, cells: pd.DataFrame | None = None, *, budget: int | float,
+         audit: float = 0.02, reference: Any = None,
+         weights: Mapping[str, float] | None = None, seed: int = 0) -> pd.DataFrame:
+    """The batch's values in review order, columns `PLAN_COLUMNS`.
+
+    ``budget``: how many values to review (an int), or a share of all values (a float
+    in (0, 1]). ``audit``: the share of the values left unreviewed to draw at random as
+    the audit sample (0 for none; at least one value when the share is positive).
+    ``reference``: labelled values of another batch (`servicetools.audit.labelled`), a
+    ``(data, truth)`` pair, or a fitted `ErrorModel`; without one, see `p_wrong`.
+    ``weights``: the cost of an error per target (default 1). Rows: the planned reviews
+    by expected errors caught, highest first (``review``), then the audit draws
+    (``audit``), then the values accepted unread; ``rank`` counts from 1 over the first
+    two (NA for the rest).
+    """
+    work = work_frame(data, cells)
+    n = len(work)
+    if isinstance(budget, bool) or not isinstance(budget, int | float) or budget < 0:
+        raise ValueError(f"budget must be a number of values or a share in (0, 1], "
+                         f"not {budget!r}")
+    count = int(round(budget * n)) if isinstance(budget, float) and budget <= 1 else int(budget)
+    if not 0 <= audit < 1:
+        raise ValueError(f"audit must be a share in [0, 1), not {audit!r}")
+    out = pd.DataFrame({
+        "extraction_id": work["extraction_id"].astype(object).to_numpy(),
+        "target": work["target"].astype(object).to_numpy(),
+        "value_id": work["value_id"].to_numpy(),
+        "value": work["value"].astype(object).to_numpy(),
+        "confidence": pd.to_numeric(work["confidence"], errors="coerce").to_numpy(float),
+        "passed": work["passed"].array,
+        "filled": work["filled"].to_numpy(dtype=bool),
+    })
+    out["p_wrong"] = np.round(p_wrong(work, reference), 6) if n else np.array([], float)
+    known = dict(weights or {})
+    unknown = sorted(set(known) - set(out["target"].astype(str)))
+    if unknown:
+        raise ValueError(f"weights name targets the batch lacks: {', '.join(unknown)}")
+    out["weight"] = out["target"].astype(str).map(known).fillna(1.0).astype(float)
+    out["expected_errors"] = out["p_wrong"] * out["weight"]
+    # Highest expected errors first; ties in batch order (a stable sort).
+    out = out.iloc[np.argsort(-out["expected_errors"].to_numpy(), kind="stable")]
+    out = out.reset_index(drop=True)
+    out["review"] = np.arange(n) < count
+    out["audit"] = False
+    rest = np.flatnonzero(~out["review"].to_numpy())
+    draws = int(np.ceil(audit * len(rest))) if audit > 0 and len(rest) else 0
+    if draws:
+        chosen = np.random.default_rng(seed).choice(rest, size=draws, replace=False)
+        out.loc[chosen, "audit"] = True
+    planned = out["review"] | out["audit"]
+    out = pd.concat([out.loc[out["review"]], out.loc[out["audit"]],
+                     out.loc[~planned]], ignore_index=True)
+    ranks = pd.array([*range(1, int(planned.sum()) + 1)] + [None] * int((~planned).sum()),
+                     dtype="Int64")
+    out["rank"] = ranks
+    out["p_wrong"] = out["p_wrong"].round(6)
+    return out[list(PLAN_COLUMNS)]
+
+
+def summary(planned: pd.DataFrame) -> pd.DataFrame:
+    """Per target of a `plan`: values, reviews, audit draws, errors the reviews are
+    expected to catch and errors expected to remain in what is accepted unread (by the
+    same probabilities: the audit's ledger rows measure the latter without them)."""
+    accepted = ~(planned["review"] | planned["audit"])
+    frame = planned.assign(
+        caught=planned["p_wrong"].where(planned["review"], 0.0),
+        left=planned["p_wrong"].where(accepted, 0.0))
+    grouped = frame.groupby("target", sort=False, observed=True)
+    return pd.DataFrame({
+        "n_values": grouped.size(),
+        "n_review": grouped["review"].sum().astype(int),
+        "n_audit": grouped["audit"].sum().astype(int),
+        "expected_caught": grouped["caught"].sum(),
+        "expected_left": grouped["left"].sum(),
+    })

@@ -1,0 +1,123 @@
+"""Accuracy estimated without truth (`audit.estimate`) and the review plan
+(`review.plan`), on batches drawn so that their truth is known."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from servicetools import audit, review
+from servicetools.analysis.audit import ErrorModel
+
+TARGETS = ("Total", "Date", "Vendor")
+
+
+def drawn(n: int, seed: int, shift: float = 0.0, honest: float = 0.05
+          ) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame]:
+    """A batch's fields, which of its values are right, and a ledger that says so: a
+    value is right with probability (confidence - honest - shift); a wrong value fails
+    validation four times in ten."""
+    rng = np.random.default_rng(seed)
+    confidence = np.clip(rng.beta(5, 1.2, n), 0.01, 0.99)
+    right = rng.random(n) < np.clip(confidence - honest - shift, 0, 1)
+    passed = np.where(right, rng.random(n) < 0.97, rng.random(n) < 0.6)
+    value = np.where(right, "ok", "bad")
+    target = np.array(TARGETS)[np.arange(n) % len(TARGETS)]
+    ids = [f"v{seed}-{i}" for i in range(n)]
+    fields = pd.DataFrame({"extraction_id": [f"e{seed}-{i // 3}" for i in range(n)],
+                           "target_name": target, "value_id": ids, "value": value,
+                           "confidence": confidence, "validation_passed": passed})
+    ledger = pd.DataFrame({"extraction_id": fields["extraction_id"], "target_id": target,
+                           "target_name": target, "value_id": ids, "old_value": value,
+                           "new_value": "ok", "old_confidence": confidence})
+    return fields, right, ledger
+
+
+@pytest.fixture(scope="module")
+def reference() -> pd.DataFrame:
+    fields, _, ledger = drawn(900, seed=1)
+    return audit.labelled(fields, ledger)
+
+
+def test_labelled_values_carry_their_verdict(reference: pd.DataFrame) -> None:
+    assert len(reference) == 900 and reference["correct"].dtype == "boolean"
+    assert {"target", "confidence", "passed", "filled"} <= set(reference.columns)
+
+
+def test_the_confidence_only_estimate_is_close_and_its_interval_covers(
+        reference: pd.DataFrame) -> None:
+    fields, right, _ = drawn(1200, seed=2)
+    estimated = audit.estimate(fields, reference=reference)
+    assert list(estimated.columns) == list(audit.ESTIMATE_COLUMNS)
+    assert list(estimated.index) == [*TARGETS, audit.ALL]
+    measured = pd.Series(right).groupby(fields["target_name"].to_numpy()).mean()
+    measured[audit.ALL] = right.mean()
+    for target, row in estimated.iterrows():
+        assert abs(row["estimate"] - measured[target]) < 0.05, target
+        assert row["low"] <= measured[target] <= row["high"], target
+        assert row["method"] == "confidence" and row["reliable"] and row["n"] > 0
+
+
+def test_a_shifted_batch_or_a_small_reference_is_marked_unreliable(
+        reference: pd.DataFrame) -> None:
+    shifted, _, _ = drawn(900, seed=3, shift=0.0)
+    shifted["confidence"] = shifted["confidence"] * 0.6  # the engine changed its mind
+    notes = audit.estimate(shifted, reference=reference)
+    assert not notes["reliable"].any() and notes["note"].str.contains("shifted").all()
+    small = audit.estimate(drawn(300, seed=4)[0], reference=reference.head(45))
+    assert not small.loc["Total", "reliable"] and "fewer than 30" in small.loc["Total", "note"]
+
+
+def test_an_audit_sample_corrects_a_miscalibrated_model(reference: pd.DataFrame) -> None:
+    # This batch is worse than its confidence says, and worse than the reference.
+    fields, right, ledger = drawn(3000, seed=5, honest=0.25)
+    measured = right.mean()
+    alone = audit.estimate(fields, reference=reference)
+    assert alone.loc[audit.ALL, "estimate"] - measured > 0.1  # the model alone is fooled
+    covered, ratios = 0, []
+    for draw in range(40):
+        sample = ledger.sample(90, random_state=draw)
+        row = audit.estimate(fields, reference=reference, sample=sample).loc[audit.ALL]
+        assert row["method"] == "prediction-powered" and row["n_sample"] == 90
+        covered += row["low"] <= measured <= row["high"]
+        ratios.append((row["high"] - row["low"]) / (row["sample_high"] - row["sample_low"]))
+    assert covered >= 32  # a 90% interval: about 36 of 40
+    assert float(np.mean(ratios)) < 1.0  # narrower than the sample's own interval
+
+
+def test_an_error_model_needs_labels() -> None:
+    with pytest.raises(ValueError, match="no labelled values"):
+        ErrorModel.fit(pd.DataFrame({"target": ["Total"], "confidence": [0.9],
+                                     "passed": [True], "filled": [True],
+                                     "correct": pd.array([None], dtype="boolean")}))
+
+
+def test_the_plan_reviews_the_riskiest_and_draws_an_audit_from_the_rest(
+        reference: pd.DataFrame) -> None:
+    fields, right, _ = drawn(1500, seed=6)
+    planned = review.plan(fields, budget=0.1, audit=0.02, reference=reference, seed=1)
+    assert list(planned.columns) == list(review.PLAN_COLUMNS)
+    assert planned["review"].sum() == 150
+    assert planned["audit"].sum() == int(np.ceil(0.02 * 1350))
+    assert not (planned["review"] & planned["audit"]).any()
+    assert planned["rank"].notna().sum() == planned["review"].sum() + planned["audit"].sum()
+    # Errors caught by reviewing 10%: more than by confidence alone, far more than random.
+    wrong = pd.Series(~right, index=fields["value_id"])
+    caught = wrong[planned.loc[planned["review"], "value_id"]].sum()
+    by_confidence = wrong[fields.nsmallest(150, "confidence")["value_id"]].sum()
+    assert caught >= by_confidence and caught >= 2 * wrong.mean() * 150
+    summary = review.summary(planned)
+    assert summary["n_review"].sum() == 150 and (summary["expected_caught"] > 0).all()
+
+
+def test_weights_move_a_target_up_and_bad_arguments_are_refused() -> None:
+    fields, _, _ = drawn(300, seed=7)
+    heavy = review.plan(fields, budget=50, audit=0, weights={"Vendor": 10.0})
+    assert (heavy.loc[heavy["review"], "target"] == "Vendor").all()
+    with pytest.raises(ValueError, match="budget"):
+        review.plan(fields, budget=-1)
+    with pytest.raises(ValueError, match="audit"):
+        review.plan(fields, budget=5, audit=1.5)
+    with pytest.raises(ValueError, match="lacks: Phone"):
+        review.plan(fields, budget=5, weights={"Phone": 2.0})
