@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-fast test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-rename bench-ocr bench-sets bench-tables bench-ranker bench-reliability bench-audit-scale \
+.PHONY: demo test test-fast test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-estimate bench-rename bench-ocr bench-sets bench-tables bench-ranker bench-reliability bench-audit-scale \
 	bench-limits bench-scale train serve lint clean
 
 $(STAMP): pyproject.toml
@@ -90,6 +90,11 @@ bench-rename: $(STAMP)
 # The sets of other kinds of documents (adforms-dev, zugferd-dev, contracts-dev) with
 # their configurations in bench/configurations: accuracy per target on each half, fill
 # and ceiling (10-20 minutes the first time, most of it OCR of scanned pages; cached).
+# Confidence audits with few labels (issue 31): accuracy estimated without truth, audit
+# intervals, the review plan's catch; each real set against the others as reference.
+bench-estimate: $(STAMP)
+	$(PY) bench/estimate.py --root $(DEV_DATA)
+
 bench-sets: $(STAMP)
 	$(PY) bench/sets.py --root $(DEV_DATA)
 

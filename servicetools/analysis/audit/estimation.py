@@ -44,7 +44,8 @@ from .grading import ALL, grade
 from .significance import ks_2samp
 from .work import work_frame
 
-__all__ = ["ESTIMATE_COLUMNS", "ErrorModel", "estimate", "labelled"]
+__all__ = ["ESTIMATE_COLUMNS", "ErrorModel", "estimate", "labelled", "normal_quantile",
+           "prediction_powered", "wilson"]
 
 #: The columns of `estimate`'s frame, one row per target and one for all (`ALL`).
 ESTIMATE_COLUMNS: tuple[str, ...] = (
@@ -74,15 +75,21 @@ def _inputs(frame: pd.DataFrame) -> np.ndarray:
                             missing.astype(float)])
 
 
-def _fit_logistic(x: np.ndarray, y: np.ndarray, penalty: np.ndarray,
+def _offset(rows: pd.DataFrame) -> np.ndarray:
+    """The log-odds of the stated confidence: the model starts from trusting it, and the
+    reference's labels move it as far as they show it is off (with few labels, not far)."""
+    return _inputs(rows)[:, 0]
+
+
+def _fit_logistic(x: np.ndarray, y: np.ndarray, penalty: np.ndarray, offset: np.ndarray,
                   weights: np.ndarray | None = None) -> np.ndarray:
-    """Ridge logistic regression by Newton's method (x holds the intercept column, whose
-    penalty is 0). A few inputs and some thousand rows: numpy is enough, and the client
-    side stays free of scipy and scikit-learn."""
+    """Ridge logistic regression with an offset, by Newton's method (x holds the
+    intercept column, whose penalty is 0). A few inputs and some thousand rows: numpy is
+    enough, and the client side stays free of scipy and scikit-learn."""
     beta = np.zeros(x.shape[1])
     w = np.ones(len(y)) if weights is None else weights
     for _ in range(50):
-        p = 1 / (1 + np.exp(-np.clip(x @ beta, -30, 30)))
+        p = 1 / (1 + np.exp(-np.clip(offset + x @ beta, -30, 30)))
         gradient = x.T @ (w * (y - p)) - penalty * beta
         hessian = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(penalty)
         step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
@@ -121,7 +128,7 @@ class ErrorModel:
         x = np.column_stack([np.ones(len(rows)), _inputs(rows), own])
         penalty = np.array([0.0] + [_RIDGE] * len(_FEATURES) + [_TARGET_RIDGE] * len(targets))
         y = rows["correct"].astype(bool).to_numpy(dtype=float)
-        beta = _fit_logistic(x, y, penalty, weights)
+        beta = _fit_logistic(x, y, penalty, _offset(rows), weights)
         counts = rows["target"].astype(object).astype(str).value_counts()
         return cls(coef=dict(zip(_FEATURES, map(float, beta[1:1 + len(_FEATURES)]),
                                  strict=True)),
@@ -133,9 +140,10 @@ class ErrorModel:
     def p_right(self, rows: pd.DataFrame) -> np.ndarray:
         """Each row's probability of being right (a target the reference lacks gets the
         pooled intercept)."""
-        score = self.intercept + _inputs(rows) @ np.array([self.coef[f] for f in _FEATURES])
+        score = _offset(rows) + self.intercept + _inputs(rows) @ np.array(
+            [self.coef[f] for f in _FEATURES])
         offsets = rows["target"].astype(object).astype(str).map(self.targets).fillna(0.0)
-        return 1 / (1 + np.exp(-(score + offsets.to_numpy(dtype=float))))
+        return 1 / (1 + np.exp(-np.clip(score + offsets.to_numpy(dtype=float), -30, 30)))
 
 
 def labelled(data: Any, truth: Any, *, cells: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -152,14 +160,29 @@ def labelled(data: Any, truth: Any, *, cells: pd.DataFrame | None = None) -> pd.
     return rows.reset_index(drop=True)
 
 
-def _z(level: float) -> float:
+def normal_quantile(level: float) -> float:
     """The normal quantile of a two-sided interval at ``level`` (0.9 -> 1.645)."""
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, not {level!r}")
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
-def _wilson(successes: float, n: int, z: float) -> tuple[float, float]:
+def prediction_powered(p_all: np.ndarray, p_sample: np.ndarray, y_sample: np.ndarray,
+                       z: float) -> tuple[float, float, float]:
+    """The prediction-powered mean and its interval: the model's mean over all values,
+    corrected by its mean error on the labelled sample (``y_sample``, 1 right, 0
+    wrong); the variance of both parts (Angelopoulos et al. 2023, the mean's case)."""
+    n, m = len(p_all), len(y_sample)
+    residual = y_sample - p_sample
+    value = float(p_all.mean()) + float(residual.mean())
+    variance = (float(p_all.var(ddof=1)) / n if n > 1 else 0.0) + (
+        float(residual.var(ddof=1)) / m if m > 1 else 0.0)
+    half = z * math.sqrt(variance)
+    return (min(1.0, max(0.0, value)), max(0.0, value - half), min(1.0, value + half))
+
+
+def wilson(successes: float, n: int, z: float) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (the sample's own interval)."""
     if n == 0:
         return (math.nan, math.nan)
     p = successes / n
@@ -205,7 +228,7 @@ def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
     ``reliable`` is False, with the reason in ``note``, where the model alone speaks and
     the reference is small or this batch lies outside it. ``n`` counts the batch's values.
     """
-    z = _z(level)
+    z = normal_quantile(level)
     work = work_frame(data, cells)
     reference_rows: pd.DataFrame | None
     if isinstance(reference, ErrorModel):
@@ -261,21 +284,14 @@ def _row(name: str, rows: pd.DataFrame, p: np.ndarray,
     m = len(y)
     out: dict[str, Any] = {"target": name, "n": n, "n_reference": n_reference, "n_sample": m}
     out["sample_accuracy"] = float(y.mean()) if m else math.nan
-    out["sample_low"], out["sample_high"] = _wilson(float(y.sum()), m, z)
+    out["sample_low"], out["sample_high"] = wilson(float(y.sum()), m, z)
     if n == 0:
         return {**out, "estimate": math.nan, "low": math.nan, "high": math.nan,
                 "method": "none", "reliable": False, "note": "no values"}
     predicted = float(p.mean())
     if m >= 2:
-        # Prediction-powered: the model's mean over all values, corrected by its mean
-        # error on the audited ones; the variance of both parts.
-        residual = y - p[sampled]
-        value = predicted + float(residual.mean())
-        variance = float(p.var(ddof=1)) / n if n > 1 else 0.0
-        variance += float(residual.var(ddof=1)) / m
-        half = z * math.sqrt(variance)
-        return {**out, "estimate": min(1.0, max(0.0, value)),
-                "low": max(0.0, value - half), "high": min(1.0, value + half),
+        value, low, high = prediction_powered(p, p[sampled], y, z)
+        return {**out, "estimate": value, "low": low, "high": high,
                 "method": "prediction-powered", "reliable": True, "note": ""}
     variance = float((p * (1 - p)).sum()) / (n * n)
     draws = refitted()
