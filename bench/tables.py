@@ -58,7 +58,8 @@ Finder = Callable[[Path, list[int]], list[tuple[int, Grid]]]  # (page, grid) of 
 
 # -- the engine ---------------------------------------------------------------------------
 def configuration(document: icdar.Document) -> dict[str, Any]:
-    """One table target per ground-truth table, named by its last header row."""
+    """One table target per ground-truth table, named by its last header row (a column
+    without a heading has an empty name, as a user leaves it)."""
     targets = []
     for number, table in enumerate(document.tables):
         names = icdar.header_names(table)
@@ -67,8 +68,7 @@ def configuration(document: icdar.Document) -> dict[str, Any]:
             "search_area": "all", "search_area_type": "all",
             "extraction_group_id": f"g-{number}", "creation_unix_timestamp": 0.0,
             "header_schema": [
-                {"id": f"h-{number}-{position}", "name": name or f"column {position + 1}",
-                 "position": position}
+                {"id": f"h-{number}-{position}", "name": name, "position": position}
                 for position, name in enumerate(names)],
         })
     return {"id": f"icdar-{document.name}", "name": f"icdar-{document.name}",
@@ -110,8 +110,7 @@ def run_engine(document: icdar.Document, loaded: Any = None) -> EngineRun:
         target = results.get(f"t-{number}")
         if target is None:
             continue
-        names = [_grid_name(s["name"])
-                 for s in config["extraction_targets"][number]["header_schema"]]
+        names = [s["name"] for s in config["extraction_targets"][number]["header_schema"]]
         for index in sorted({c.table_index for c in target.cells}):
             cells = [c for c in target.cells if c.table_index == index]
             grid: Grid = {(0, p): n for p, n in enumerate(names) if n}
@@ -356,7 +355,8 @@ class Outcome:
     """One method on one document: the score of the found table matched to each truth
     table (None where none was), the found tables matched to none, time and failure."""
 
-    tables: list[icdar.Score | None]
+    tables: list[icdar.Score]  # relations of each truth table and of its matched table
+    matched: list[bool]
     extra: icdar.Score
     seconds: float = 0.0
     pages: int = 0
@@ -366,10 +366,9 @@ class Outcome:
     def score(self) -> icdar.Score:
         total = icdar.Score()
         for part in [*self.tables, self.extra]:
-            if part is not None:
-                total.found += part.found
-                total.truth += part.truth
-                total.right += part.right
+            total.found += part.found
+            total.truth += part.truth
+            total.right += part.right
         return total
 
 
@@ -381,16 +380,16 @@ def outcome(found: list[tuple[int, Grid]], document: icdar.Document) -> Outcome:
     if document.cut:
         found = [(page, icdar.from_heading(rows_of(grid))) for page, grid in found]
     matched, extra = match(found, list(document.tables))
-    tables: list[icdar.Score | None] = []
+    tables = []
     for grid, table in zip(matched, document.tables, strict=True):
         score = icdar.Score()
         score.add(icdar.relations(grid or {}), icdar.relations(table.grid))
-        tables.append(score if grid is not None else None)
+        tables.append(score)
     left = icdar.Score()
     if not any(t.partial for t in document.tables):
         for grid in extra:
             left.add(icdar.relations(grid), Counter())
-    return Outcome(tables, left)
+    return Outcome(tables, [grid is not None for grid in matched], left)
 
 
 def rows_of(grid: Grid) -> list[list[str]]:
@@ -402,10 +401,8 @@ def rows_of(grid: Grid) -> list[list[str]]:
     return [[grid.get((r, c), "") for c in range(width)] for r in range(height)]
 
 
-def table_f1(score: icdar.Score | None, table: icdar.Table) -> float:
-    """F1 of one truth table (0 when no found table was matched to it)."""
-    if score is None:
-        return 0.0
+def table_f1(score: icdar.Score) -> float:
+    """F1 of one truth table and the found table matched to it."""
     return 2 * score.right / (score.found + score.truth) if score.found + score.truth else 0.0
 
 
@@ -624,10 +621,10 @@ def nothing_found(run: SetRun) -> list[str]:
     for document in run.documents:
         outcomes = run.outcomes[document.name]
         for index, table in enumerate(document.tables):
-            if outcomes["engine"].tables[index] is not None:
+            if outcomes["engine"].matched[index]:
                 continue
             good = {name: f for name, o in outcomes.items() if name in LIBRARIES
-                    and (f := table_f1(o.tables[index], table)) >= 0.5}
+                    and (f := table_f1(o.tables[index])) >= 0.5}
             if good:
                 libs = ", ".join(f"{n} {f:.2f}" for n, f in sorted(good.items(),
                                                                  key=lambda i: -i[1]))
@@ -730,7 +727,7 @@ def run_service(service: tuple[Any, Any, Path], document: icdar.Document, set_ti
     found: list[tuple[int, Grid]] = []
     for target in result.targets:
         schema = columns.get(target.get("used_extraction_target_id"), [])
-        names = [_grid_name(s["name"]) for s in schema]
+        names = [s["name"] for s in schema]
         grids: dict[str, Grid] = {}
         for cell in target.get("extracted_values") or []:
             grid = grids.setdefault(str(cell["table_id"]),
@@ -739,12 +736,6 @@ def run_service(service: tuple[Any, Any, Path], document: icdar.Document, set_ti
                 grid[(1 + int(cell["row"]), int(cell["column"]))] = str(cell["extracted_cell"])
         found += [(0, grid) for grid in grids.values()]
     return found, seconds
-
-
-def _grid_name(name: str) -> str:
-    """A column name as the engine's grid shows it: the bench's stand-in for a column
-    without a heading ("column 3") is no text of the table."""
-    return "" if re.fullmatch(r"column \d+", name) else name
 
 
 if __name__ == "__main__":
