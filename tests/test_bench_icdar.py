@@ -114,3 +114,34 @@ def test_the_camelot_set_reads_with_its_heading_rows() -> None:
     assert documents["table_region"].tables[0].partial
     assert {d.half for d in documents.values()} == {"tuning", "check"}
     assert documents["health"].half == "tuning" and documents["m27"].half == "check"
+
+
+def test_found_tables_are_cut_by_the_heading_rule_on_the_camelot_set() -> None:
+    import tables
+
+    truth_rows = [["", "Total", "Male"], ["Offense", "years", "years"], ["Theft", "12", "30"],
+                  ["Fraud", "4", "7"]]
+    grid = icdar.from_heading(truth_rows, 2)
+    table = icdar.Table("d/1", 1, tuple(icdar.Cell(r, c, r, c, t) for (r, c), t in grid.items()),
+                        0, tuple(tuple(r) for r in truth_rows[:2]))
+    document = icdar.Document("d", Path("d.pdf"), (table,), cut=True)
+    # A library's table with a caption row above the headings scores as the truth.
+    found = icdar.grid_of_rows([["Table 1: arrests", "", ""], *truth_rows])
+    outcome = tables.outcome([(1, found)], document)
+    assert outcome.matched == [True]
+    assert outcome.score.f1 == 1.0
+    # A table elsewhere on the page counts against precision, but not on a partial table.
+    stray = icdar.grid_of_rows([["a", "b"], ["c", "d"]])
+    assert tables.outcome([(1, found), (1, stray)], document).score.precision < 1.0
+    partial = icdar.Document("d", Path("d.pdf"), (icdar.Table(
+        "d/1", 1, table.cells, 0, table.headings, partial=True),), cut=True)
+    assert tables.outcome([(1, found), (1, stray)], partial).score.f1 == 1.0
+
+
+def test_a_users_regex_of_a_heading_leaves_footnote_marks_out() -> None:
+    import re
+
+    import tables
+
+    assert tables.user_regex("Others(1)") == "(?i)Others"
+    assert re.fullmatch(tables.user_regex("No. of HHs"), "no. of hhs")
