@@ -98,10 +98,12 @@ bench-estimate: $(STAMP)
 bench-sets: $(STAMP)
 	$(PY) bench/sets.py --root $(DEV_DATA)
 
-# Tables on the ICDAR 2013 dev set (DEV_DATA/icdar2013-dev): the engine beside
-# pdfplumber and camelot's four flavours, same documents, same measure (about 2 min).
+# Tables on icdar2013-dev, camelot-tests-dev and real/'s table documents: the engine
+# beside pdfplumber and camelot's four flavours, same documents, same measure, per half,
+# and the engine through the local service with and without header trees (about 6 min).
 bench-tables: $(STAMP)
-	$(PY) bench/tables.py --root $(DEV_DATA)/icdar2013-dev
+	$(PY) bench/tables.py --root $(DEV_DATA)/icdar2013-dev --camelot $(DEV_DATA)/camelot-tests-dev \
+		--real $(DEV_DATA)/real --service
 
 # What a learned candidate ranker could gain over the rules on the real sets (a minute
 # with bench-accuracy's OCR cache).

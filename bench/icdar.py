@@ -14,6 +14,8 @@ over all tables of all documents (micro-average).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -21,8 +23,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Cell", "Document", "Score", "Table", "documents", "grid_of_rows", "header_names",
-           "header_row", "real_documents", "relations", "score"]
+__all__ = ["Cell", "Document", "Score", "Table", "camelot_documents", "documents",
+           "from_heading", "grid_of_rows", "header_names", "header_row", "heading_rows",
+           "printed_headings", "real_documents", "relations", "score"]
 
 ROOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "icdar2013-dev"
 _SPACE = re.compile(r"\s+")
@@ -46,6 +49,10 @@ class Table:
     page: int  # 1-based, of the first region
     cells: tuple[Cell, ...]
     header: int | None = None  # the last header row, when the truth says (real/)
+    # camelot-tests-dev: the heading rows as printed (the grid holds the header names
+    # over the body, README's measure), and whether the rows are part of the page only.
+    headings: tuple[tuple[str, ...], ...] = ()
+    partial: bool = False
 
     @property
     def grid(self) -> Grid:
@@ -62,6 +69,15 @@ class Document:
     name: str  # "eu-009a"
     pdf: Path
     tables: tuple[Table, ...]
+    # Found tables are scored from their last heading row down, the header names over
+    # the body (camelot-tests-dev's measure, `from_heading`); else their whole grid.
+    cut: bool = False
+
+    @property
+    def half(self) -> str:
+        """The data README's split, by the document's own file (eu-009b is in eu-009a.pdf)."""
+        return "tuning" if hashlib.sha256(self.pdf.name.encode()).hexdigest()[0] in "01234567" \
+            else "check"
 
 
 def documents(root: Path = ROOT) -> list[Document]:
@@ -176,8 +192,6 @@ def real_documents(root: Path) -> list[Document]:
     """The table documents of ``../shared/data/real`` (``kind: table-doc``) as documents
     of this measure: each truth table's rows, its header rows ended by the first row
     that holds mostly numbers."""
-    import json
-
     found = []
     for truth_path in sorted(root.glob("*/*.truth.json")):
         truth = json.loads(truth_path.read_text())
@@ -197,6 +211,129 @@ def real_documents(root: Path) -> list[Document]:
                                 max(0, header)))
         found.append(Document(name, pdf, tuple(tables)))
     return found
+
+
+def camelot_documents(root: Path) -> list[Document]:
+    """The documents of ``../shared/data/camelot-tests-dev`` (see its README): each
+    expected table scored from its last heading row down, the header names (the last
+    heading row's texts, a column empty there named by the nearest heading above) over
+    the body. The heading rows as printed are kept in `Table.headings`."""
+    found = []
+    for pdf in sorted(root.glob("*.pdf")):
+        tables = []
+        for path in sorted(root.glob(f"{pdf.stem}.table*.json"),
+                           key=lambda p: int(p.name.rsplit(".table", 1)[1].split(".")[0])):
+            truth = json.loads(path.read_text())
+            rows = [[str(t or "") for t in row] for row in truth["rows"]]
+            count = int(truth["header_rows"])
+            grid = from_heading(rows, count)
+            cells = tuple(Cell(r, c, r, c, text) for (r, c), text in sorted(grid.items()))
+            tables.append(Table(f"{pdf.stem}/{len(tables) + 1}", int(truth.get("page", 1)),
+                                cells, 0, tuple(tuple(r) for r in rows[:count]),
+                                bool(truth.get("partial"))))
+        if tables:
+            found.append(Document(pdf.stem, pdf, tuple(tables), cut=True))
+    return found
+
+
+# camelot-tests-dev's heading rule (its README): figures, years and column numbers.
+_FIGURE = re.compile(r"^(?:[-+(]?[$€£]?\d[\d,.]*%?\)?|[-–—])$")
+_YEAR = re.compile(r"^(?:1[89]|20)\d\d(?:[-–/](?:\d\d|\d{4}))?$")
+
+
+def heading_rows(rows: Sequence[Sequence[str]]) -> int:
+    """How many leading rows of a table are headings, by camelot-tests-dev's rule: the
+    rows before the first body row (a row of mostly figures, or a labelled data row:
+    its stub cell filled and a figure in it; figures that are all years or column
+    numbers make a heading row), less the stub-only rows just above it (section labels
+    belong to the body). A table with no body row has one heading row, its first
+    non-empty one."""
+    width = max((len(r) for r in rows), default=0)
+    stub = next((c for c in range(width)
+                 if any(c < len(r) and compact(r[c]) for r in rows)), 0)
+    first = next((i for i, row in enumerate(rows) if _is_body(row, stub)), None)
+    if first is None:
+        return next((i + 1 for i, row in enumerate(rows) if any(compact(t) for t in row)), 0)
+    while first > 0 and _stub_only(rows[first - 1], stub):
+        first -= 1
+    return first
+
+
+def _is_body(row: Sequence[str], stub: int) -> bool:
+    filled = [compact(t) for t in row if compact(t)]
+    figures = [t for t in filled if _FIGURE.match(t)]
+    if not figures or _plain(figures):
+        return False
+    return 2 * len(figures) > len(filled) or (stub < len(row) and bool(compact(row[stub])))
+
+
+def _plain(figures: list[str]) -> bool:
+    """Years all (2007, 2011-12), or column numbers (1 2 3 ...)."""
+    if all(_YEAR.match(t) for t in figures):
+        return True
+    numbers = [int(t) for t in figures if t.isdigit()]
+    return len(numbers) == len(figures) and len(numbers) > 1 and all(
+        b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
+
+
+def _stub_only(row: Sequence[str], stub: int) -> bool:
+    filled = [c for c, t in enumerate(row) if compact(t)]
+    return filled == [stub]
+
+
+def from_heading(rows: Sequence[Sequence[str | None]], count: int | None = None) -> Grid:
+    """A table as camelot-tests-dev scores it: its header names (the last heading row,
+    a column empty there named by the nearest heading above) over the rows under the
+    headings. `count` is the number of heading rows (`heading_rows` when None); the
+    same rule cuts every method's tables."""
+    clean = [[t or "" for t in row] for row in rows]
+    count = heading_rows(clean) if count is None else count
+    if count == 0:
+        return grid_of_rows(clean)
+    width = max(len(r) for r in clean)
+    names = []
+    for column in range(width):
+        above = [r[column] for r in clean[:count] if column < len(r) and compact(r[column])]
+        names.append(above[-1] if above else "")
+    return grid_of_rows([names, *clean[count:]])
+
+
+def printed_headings(headings: Sequence[Sequence[str]]) -> list[str]:
+    """Each column's heading as printed, joined by spaces from the heading rows as a
+    reader sees them: from the last heading text of the column upwards, past one empty
+    cell at most, up to a group heading (a cell with an empty neighbour to its right
+    that has a heading of its own under it, such as "Total" over "Under 18 years"). A
+    word hyphenated at a line's end joins the next line's word ("Preva-" "lence")."""
+    rows = [list(r) for r in headings]
+    width = max((len(r) for r in rows), default=0)
+    for row in rows:
+        row += [""] * (width - len(row))
+    printed = []
+    for column in range(width):
+        parts: list[str] = []
+        empty = 0
+        for r in range(len(rows) - 1, -1, -1):
+            text = rows[r][column]
+            if not compact(text):
+                empty += bool(parts)
+                if empty > 1:
+                    break
+                continue
+            grouped = (column + 1 < width and not compact(rows[r][column + 1])
+                       and any(compact(rows[b][column + 1]) for b in range(r + 1, len(rows))))
+            if parts and grouped:
+                break
+            parts.insert(0, text)
+            empty = 0
+        lines = [line.strip() for part in parts for line in part.split("\n") if line.strip()]
+        joined = ""
+        for line in lines:
+            if joined.endswith("-") and joined[-2:-1].isalpha() and line[:1].islower():
+                joined = joined[:-1] + line
+            else:
+                joined = f"{joined} {line}" if joined else line
+        printed.append(" ".join(joined.split()))
+    return printed
 
 
 _NUMBER = re.compile(r"^[-+(]?[$€£]?\d[\d.,%]*\)?$")

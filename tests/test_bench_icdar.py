@@ -67,3 +67,81 @@ def test_a_dev_document_reads_with_grids_from_zero() -> None:
     eu011 = documents["eu-011"].tables[0]
     assert (eu011.page, icdar.header_names(eu011)[:2]) == (
         3, ["Differences with respect to Germany", "Portugal"])
+
+
+def test_heading_rows_follow_the_camelot_sets_rule() -> None:
+    rows = [["", "Total", "Male"], ["Offense", "years", "years"], ["Caste/tribe", "", ""],
+            ["Violent crime", "1,234.5", "(35,8)"]]
+    # The stub-only section label above the first body row belongs to the body.
+    assert icdar.heading_rows(rows) == 2
+    # Years and column numbers are headings; a labelled row with a figure is body.
+    assert icdar.heading_rows([["State", "2011-12", "2013"], ["", "1", "2"],
+                               ["Kerala", "5.9%", "n/a"]]) == 2
+    assert icdar.heading_rows([["1", "Ghf", "1", "Hgf"], ["Vg", "Hj", "Hj", "Hj"]]) == 0
+    assert icdar.heading_rows([["Name", "Town"], ["Ann", "Kiel"]]) == 1
+
+
+def test_from_heading_names_each_column_by_the_nearest_heading_above() -> None:
+    rows = [["", "Total", ""], ["Offense", "Under 18", "18 years"], ["", "years", "and over"],
+            ["Theft", "12", "30"]]
+    assert icdar.from_heading(rows) == {(0, 0): "Offense", (0, 1): "years", (0, 2): "and over",
+                                        (1, 0): "Theft", (1, 1): "12", (1, 2): "30"}
+
+
+def test_printed_headings_join_a_columns_lines_below_its_group_heading() -> None:
+    headings = [["", "Total", "", ""], ["Offense charged", "Under 18", "18 years", "Preva-"],
+                ["", "years", "and over", "lence"]]
+    assert icdar.printed_headings(headings) == [
+        "Offense charged", "Under 18 years", "18 years and over", "Prevalence"]
+
+
+CAMELOT = icdar.ROOT.parent / "camelot-tests-dev"
+
+
+@pytest.mark.skipif(not CAMELOT.exists(), reason="the camelot-tests-dev set is not here")
+def test_the_camelot_set_reads_with_its_heading_rows() -> None:
+    import json
+
+    documents = {d.name: d for d in icdar.camelot_documents(CAMELOT)}
+    assert (len(documents), sum(len(d.tables) for d in documents.values())) == (21, 24)
+    # The README's rule gives every table's header_rows.
+    for path in CAMELOT.glob("*.table*.json"):
+        truth = json.loads(path.read_text())
+        assert icdar.heading_rows(truth["rows"]) == truth["header_rows"], path.name
+    table = documents["12s0324"].tables[0]
+    assert icdar.header_names(table)[:3] == ["Offense charged", "Total", "years"]
+    assert icdar.printed_headings(table.headings)[2] == "Under 18 years"
+    assert documents["table_region"].tables[0].partial
+    assert {d.half for d in documents.values()} == {"tuning", "check"}
+    assert documents["health"].half == "tuning" and documents["m27"].half == "check"
+
+
+def test_found_tables_are_cut_by_the_heading_rule_on_the_camelot_set() -> None:
+    import tables
+
+    truth_rows = [["", "Total", "Male"], ["Offense", "years", "years"], ["Theft", "12", "30"],
+                  ["Fraud", "4", "7"]]
+    grid = icdar.from_heading(truth_rows, 2)
+    table = icdar.Table("d/1", 1, tuple(icdar.Cell(r, c, r, c, t) for (r, c), t in grid.items()),
+                        0, tuple(tuple(r) for r in truth_rows[:2]))
+    document = icdar.Document("d", Path("d.pdf"), (table,), cut=True)
+    # A library's table with a caption row above the headings scores as the truth.
+    found = icdar.grid_of_rows([["Table 1: arrests", "", ""], *truth_rows])
+    outcome = tables.outcome([(1, found)], document)
+    assert outcome.matched == [True]
+    assert outcome.score.f1 == 1.0
+    # A table elsewhere on the page counts against precision, but not on a partial table.
+    stray = icdar.grid_of_rows([["a", "b"], ["c", "d"]])
+    assert tables.outcome([(1, found), (1, stray)], document).score.precision < 1.0
+    partial = icdar.Document("d", Path("d.pdf"), (icdar.Table(
+        "d/1", 1, table.cells, 0, table.headings, partial=True),), cut=True)
+    assert tables.outcome([(1, found), (1, stray)], partial).score.f1 == 1.0
+
+
+def test_a_users_regex_of_a_heading_leaves_footnote_marks_out() -> None:
+    import re
+
+    import tables
+
+    assert tables.user_regex("Others(1)") == "(?i)Others"
+    assert re.fullmatch(tables.user_regex("No. of HHs"), "no. of hhs")

@@ -43,8 +43,8 @@ from .calibration import cell_confidence
 from .lines import group_lines
 from .page_model import Document, Page, Word
 from .results import EngineCell
-from .shapes import header_test, validates
-from .tables import assign, closes_items
+from .shapes import validates
+from .tables import assign, closes_items, heading_test
 
 __all__ = ["Found", "Judged", "found_tables", "headed_pages", "judged_cells"]
 
@@ -276,10 +276,14 @@ def headed_pages(document: Document, target: dict[str, Any]) -> list[int]:
     if not schema:
         return []
     _, named = _tests(schema)
-    names = [[compact(t) for t in str(c.get("name", "")).split()] for c in schema
-             if not (c.get("header_matching_validation_tree") or {}).get("rule_groups")]
+    treed = [bool((c.get("header_matching_validation_tree") or {}).get("rule_groups"))
+             for c in schema]
+    # Columns without a name or a tree cannot be found (nor are they counted in `named`).
+    names = [[compact(t) for t in str(c.get("name", "")).split()]
+             for c, tree in zip(schema, treed, strict=True)
+             if not tree and compact(str(c.get("name", "")))]
     # Columns found by their header tree cannot be looked for by words: counted as there.
-    by_tree = named - len(names)
+    by_tree = sum(treed)
     need = max(min(2, named), math.ceil(_PAGE_SHARE * named))
     pages = []
     for page in document.pages:
@@ -314,12 +318,12 @@ def _tests(schema: list[dict[str, Any]]) -> tuple[_Tests, int]:
     """Each column's test of a header cell, and how many columns can be found by one."""
     tests: _Tests = []
     for column in schema:
-        tree = column.get("header_matching_validation_tree")
         name = compact(str(column.get("name", "")))
-        if tree and tree.get("rule_groups"):
-            tests.append((int(column.get("position", 0)), header_test(tree)))
-        elif name:
-            tests.append((int(column.get("position", 0)), partial(_named, name=name)))
+        by_name = partial(_named, name=name) if name else None
+        # With a header tree: the tree on the heading as printed, else the name.
+        test = heading_test(column, by_name) or by_name
+        if test is not None:
+            tests.append((int(column.get("position", 0)), test))
     return tests, len(tests)
 
 

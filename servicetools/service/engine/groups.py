@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .candidates import judged_cells
@@ -61,20 +61,24 @@ def extract_group(
     }
     tables: dict[str, list[EngineCell]] = {}
     covered: set[int] = set()
-    for target in configuration.get("extraction_targets", []):
-        if target.get("type") == "table":
-            target_id = str(target.get("id", ""))
-            own = extract_table(lines, target, headers[target_id], covered)
-            # Found tables are whole pages' tables: they answer only a search of them all.
-            rivals = [t for t in configuration.get("extraction_targets", [])
-                      if t.get("type") == "table" and t is not target]
-            # The finders cost a third of a second a page: not spent where the engine's
-            # own reader already found a header row naming every column of a table
-            # whose columns have rules to check it by.
-            settled = own and _ruled(target) and _names_every_column(headers[target_id], target)
-            judged = (judged_cells(document, target, rivals)
-                      if group.search_area == "all" and not settled else [])
-            tables[target_id] = _better(own, judged, target)
+    every_table = [t for t in configuration.get("extraction_targets", [])
+                   if t.get("type") == "table"]
+    for target in every_table:
+        target_id = str(target.get("id", ""))
+        own = extract_table(lines, target, headers[target_id], covered)
+        # Targets with the same headings read the same tables: they share them out in
+        # document order (_dealt), and are no rivals of each other.
+        twins = [t for t in every_table if _headings_key(t) == _headings_key(target)]
+        # Found tables are whole pages' tables: they answer only a search of them all.
+        rivals = [t for t in every_table if not any(t is twin for twin in twins)]
+        # The finders cost a third of a second a page: not spent where the engine's
+        # own reader already found a header row naming every column of a table
+        # whose columns have rules to check it by.
+        settled = own and _ruled(target) and _names_every_column(headers[target_id], target)
+        judged = (judged_cells(document, target, rivals)
+                  if group.search_area == "all" and not settled else [])
+        place = next(i for i, twin in enumerate(twins) if twin is target)
+        tables[target_id] = _dealt(_better(own, judged, target), place, len(twins))
     covered.update(i for bands in headers.values() for i, b in enumerate(bands) if b is not None)
     values = (
         extract_fields(
@@ -109,6 +113,27 @@ def _better(own: list[EngineCell], judged: list[EngineCell], target: dict[str, A
     if not own or not _ruled(target):
         return judged
     return own if _passing(own, trees) >= _passing(judged, trees) else judged
+
+
+def _headings_key(target: dict[str, Any]) -> str:
+    """What decides which tables a target reads: each column's position, name (case
+    and spaces aside) and header tree. Targets with the same key read the same tables."""
+    return json.dumps(sorted(
+        (int(c.get("position", 0)), " ".join(str(c.get("name", "")).casefold().split()),
+         c.get("header_matching_validation_tree") or {})
+        for c in target.get("header_schema") or []), sort_keys=True, default=str)
+
+
+def _dealt(cells: list[EngineCell], place: int, twins: int) -> list[EngineCell]:
+    """The tables of the `place`-th of `twins` targets with the same headings (counted
+    in configuration order): each table goes to one of them, in document order, the
+    first table to the first target, the second to the second, and every table past
+    the last target's turn to the last target."""
+    if twins <= 1:
+        return cells
+    last = place == twins - 1
+    kept = [c for c in cells if c.table_index == place or (last and c.table_index > place)]
+    return [replace(c, table_index=c.table_index - place) for c in kept]
 
 
 def _ruled(target: dict[str, Any]) -> bool:

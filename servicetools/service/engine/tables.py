@@ -83,17 +83,66 @@ _Columns = list[tuple[int, Callable[[str], bool]]]  # schema position, header te
 
 
 def header_tests(schema: list[dict[str, Any]]) -> _Columns:
-    """Each column's test of a header cell: its header tree, else a fuzzy match of its name."""
+    """Each column's test of a header cell: its header tree on the heading as printed, or
+    a fuzzy match of its name (`heading_test`)."""
     columns: _Columns = []
     for column in schema:
-        tree = column.get("header_matching_validation_tree")
-        if tree and tree.get("rule_groups"):
-            test = header_test(tree)
-        else:
-            name = str(column.get("name", "")).lower()
-            test = partial(_fuzzy_name, name=name)
-        columns.append((int(column.get("position", 0)), test))
+        name = str(column.get("name", "")).lower()
+        by_name = partial(_fuzzy_name, name=name)
+        columns.append((int(column.get("position", 0)), heading_test(column, by_name) or by_name))
     return columns
+
+
+def heading_test(column: dict[str, Any], by_name: Callable[[str], bool] | None
+                 ) -> Callable[[str], bool] | None:
+    """A column's test of a heading cell when it has a header tree (None without one):
+    the tree passes one of the heading's printed forms (`printed_forms`: a regex written
+    for the heading's text joined by spaces matches it printed over two lines,
+    hyphenated or with a footnote mark), or else `by_name` (the column's name) passes
+    the cell, so that a tree never loses a heading the name alone would find."""
+    tree = column.get("header_matching_validation_tree")
+    if not (tree and tree.get("rule_groups")):
+        return None
+    by_tree = header_test(tree)
+    memo: dict[str, bool] = {}  # the same heading texts are asked again and again
+
+    def test(text: str) -> bool:
+        found = memo.get(text)
+        if found is None:
+            found = any(by_tree(form) for form in printed_forms(text)) or (
+                by_name is not None and by_name(text))
+            memo[text] = found
+        return found
+
+    return test
+
+
+# A footnote mark at the end of a heading's line: "(1)", "(a)", "*", "†", superscript
+# digits, or a digit or two set against a word ("Debt1").
+_FOOTNOTE = re.compile(
+    r"(?:\s*(?:\(\d{1,2}\)|\([a-z]\)|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+)|(?<=[^\W\d_]{3})\d{1,2})$")
+# A word broken at a line's end by a hyphen ("Preva-" / "lence"); the line break may
+# already be a space, where the lines of a stacked heading were joined.
+_BROKEN = re.compile(r"(?<=[^\W\d_])-\s+(?=[^\W\d_]*[^\W\d_A-Z])")
+# A line ending in a slash runs on into the next ("Age/Sex/" / "Physiological Group").
+_SLASHED = re.compile(r"/\s+")
+
+
+def printed_forms(text: str) -> list[str]:
+    """The forms a heading's text may be matched in, as read first: its lines (or the
+    rows of a stacked heading) joined by single spaces; a word hyphenated at a line's end
+    joined without the hyphen ("Prevalence") and with it ("non-resident"); a line ending
+    in a slash joined to the next without a space; each of these also without footnote
+    marks at the ends of lines ("Others(1)" is "Others")."""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    bare = [_FOOTNOTE.sub("", line).strip() for line in lines]
+    forms = [text]
+    for parts in (lines, bare):
+        spaced = _FOOTNOTE.sub("", " ".join(parts)).strip() if parts is bare else " ".join(parts)
+        forms += [spaced, _BROKEN.sub("", spaced), _BROKEN.sub("-", spaced),
+                  _SLASHED.sub("/", spaced)]
+    return list(dict.fromkeys(f for f in forms if f))
 
 
 def _fuzzy_name(text: str, name: str) -> bool:
