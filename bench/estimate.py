@@ -92,7 +92,7 @@ def _work(frame: pd.DataFrame) -> pd.DataFrame:
 
 def estimates(table: pd.DataFrame) -> tuple[str, dict[str, float]]:
     """Confidence-only estimates, each set against the others as reference."""
-    lines = [f"{'set / target':<44}{'n':>5}{'measured':>10}{'estimated':>11}"
+    lines = [f"{'set / configuration / target':<50}{'n':>5}{'measured':>10}{'estimated':>11}"
              f"{'90% interval':>16}{'|diff|':>8}  reliable"]
     medians: dict[str, float] = {}
     diffs_all: list[float] = []
@@ -107,7 +107,7 @@ def estimates(table: pd.DataFrame) -> tuple[str, dict[str, float]]:
         for target, row in estimated.drop(index=audit.ALL).iterrows():
             diff = abs(row["estimate"] - measured[target])
             diffs.append(diff)
-            lines.append(f"{name + ' / ' + str(target).split(' / ')[1]:<44}{row['n']:>5}"
+            lines.append(f"{name + ' / ' + str(target):<50}{row['n']:>5}"
                          f"{measured[target]:>10.1%}{row['estimate']:>11.1%}"
                          f"{f'{row.low:.1%}-{row.high:.1%}':>16}{100 * diff:>8.1f}  "
                          f"{'yes' if row['reliable'] else 'no: ' + row['note'][:40]}")
@@ -135,7 +135,7 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
     AUDIT_SIZE values per target, over `runs` simulated audits."""
     rng = np.random.default_rng(seed)
     z = normal_quantile(LEVEL)
-    lines = [f"{'set / target':<44}{'n':>5}{'measured':>10}{'covered':>9}"
+    lines = [f"{'set / configuration / target':<50}{'n':>5}{'measured':>10}{'covered':>9}"
              f"{'width PPI':>11}{'width sample':>14}{'ratio':>7}"]
     covered_all, ratios_all, count = 0, [], 0
     for name in pd.unique(table["set"]):
@@ -158,7 +158,7 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
             ratio = float(np.mean(widths)) / float(np.mean(sample_widths))
             covered_all, count = covered_all + covered, count + runs
             ratios_all.append(ratio)
-            lines.append(f"{name + ' / ' + str(target).split(' / ')[1]:<44}{len(part):>5}"
+            lines.append(f"{name + ' / ' + str(target):<50}{len(part):>5}"
                          f"{measured:>10.1%}{covered / runs:>9.1%}{np.mean(widths):>11.3f}"
                          f"{np.mean(sample_widths):>14.3f}{ratio:>7.2f}")
     lines.append(f"all targets with >= {2 * AUDIT_SIZE} values ({len(ratios_all)}): covered "
