@@ -224,11 +224,17 @@ def _reference_rows(reference: pd.DataFrame, by: str, label: str) -> pd.DataFram
 def _estimate(section: Section, reference: pd.DataFrame, sample: Any, error_budget: float,
               normalize: Any) -> None:
     """The section's estimated accuracy and how many values to review for the budget."""
-    section.estimate = audit.estimate(section.fields, section.cells, reference=reference,
-                                      sample=sample, level=LEVEL, normalize=normalize)
+    estimated = audit.estimate(section.fields, section.cells, reference=reference,
+                               sample=sample, level=LEVEL, normalize=normalize)
     planned = review.plan(section.fields, section.cells, budget=0, audit=0,
                           reference=audit.ErrorModel.fit(reference))
-    section.review = review.to_reach(planned, error_budget)
+    reach = review.to_reach(planned, error_budget)
+    # In the scorecard's order, as the section's other tables.
+    known = [str(t) for t in section.scorecard.index]
+    order = [t for t in known if t in estimated.index]
+    order += [t for t in estimated.index if t not in order and t != audit.ALL] + [audit.ALL]
+    section.estimate = estimated.loc[order]
+    section.review = reach.loc[[t for t in order if t in reach.index]]
 
 
 def _section(label: str, fields: pd.DataFrame, cells: pd.DataFrame,
