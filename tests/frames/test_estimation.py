@@ -159,3 +159,12 @@ def test_the_ledger_gives_its_audit_rows_as_the_sample() -> None:
                       new_value="1", audit=drawn_at_random)
     assert ledger.audit_sample["value_id"].tolist() == ["v1", "v3"]
     assert list(ledger.audit_sample.columns) == list(ledger.frame.columns)
+
+
+def test_a_prediction_powered_interval_stays_within_0_and_1() -> None:
+    from servicetools.analysis.audit.estimation import prediction_powered
+
+    # The model says 0.99 everywhere, the sample is all right: the corrected mean passes 1.
+    value, low, high = prediction_powered(np.full(100, 0.99), np.array([0.9, 0.95]),
+                                          np.array([1.0, 1.0]), z=1.645)
+    assert value == 1.0 and 0 <= low <= value <= high <= 1

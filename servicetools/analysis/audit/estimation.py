@@ -180,7 +180,11 @@ def prediction_powered(p_all: np.ndarray, p_sample: np.ndarray, y_sample: np.nda
     variance = (float(p_all.var(ddof=1)) / n if n > 1 else 0.0) + (
         float(residual.var(ddof=1)) / m if m > 1 else 0.0)
     half = z * math.sqrt(variance)
-    return (min(1.0, max(0.0, value)), max(0.0, value - half), min(1.0, value + half))
+
+    def clip(x: float) -> float:  # the correction can carry the mean past 0 or 1
+        return min(1.0, max(0.0, x))
+
+    return (clip(value), clip(value - half), clip(value + half))
 
 
 def wilson(successes: float, n: int, z: float) -> tuple[float, float]:
