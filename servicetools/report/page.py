@@ -368,7 +368,9 @@ def _cards(report: Report) -> str:
 def _reference_note(report: Report) -> str:
     """What the estimates rest on, or what they need."""
     if not report.has_reference:
-        return ('<p class="warn">No reference was given (<code>--reference BATCH '
+        # With truth the measured accuracy is there: the missing estimate is no warning.
+        kind = "lede" if report.has_truth else "warn"
+        return (f'<p class="{kind}">No reference was given (<code>--reference BATCH '
                 "--reference-truth DIR_OR_LEDGER</code>): an estimate of accuracy without "
                 "truth, and how many values to review to keep errors within the budget, "
                 "need a batch whose truth (or corrections ledger) shows how often values "
