@@ -157,6 +157,14 @@ class Ledger:
                 self.save(self.path)
         return added
 
+    @property
+    def audit_sample(self) -> pd.DataFrame:
+        """The rows of the values a review plan drew at random (``audit`` True), as a
+        ledger frame: the sample to give `servicetools.audit.estimate` (``sample=``). The
+        rest were reviewed for their risk, and would bias an estimate of the batch."""
+        marked = self._frame["audit"].fillna(False).to_numpy(dtype=bool)
+        return self._frame.loc[marked].reset_index(drop=True)
+
     def value_ids(self, extraction_id: ExtractionRef | None = None) -> set[str]:
         """The value ids already recorded (for one extraction, an id or a `Result`, when
         given)."""

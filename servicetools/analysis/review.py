@@ -34,21 +34,27 @@ documents in plan order and marks the audit's rows in its ledger.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .audit.arguments import check_rate
 from .audit.estimation import ErrorModel, labelled
+from .audit.grading import ALL
 from .audit.work import work_frame
 
-__all__ = ["PLAN_COLUMNS", "p_wrong", "plan", "summary"]
+__all__ = ["PLAN_COLUMNS", "REACH_COLUMNS", "p_wrong", "plan", "summary", "to_reach"]
 
 #: The columns of `plan`'s frame, one row per value, in plan order.
 PLAN_COLUMNS: tuple[str, ...] = (
     "extraction_id", "target", "value_id", "value", "confidence", "passed", "filled",
     "p_wrong", "weight", "expected_errors", "review", "audit", "rank")
+#: The columns of `to_reach`'s frame, one row per target and one for all (`ALL`).
+REACH_COLUMNS: tuple[str, ...] = (
+    "n_values", "expected_error", "n_review", "review_share", "expected_error_after")
 # Without a reference: a failed rule or an empty value is at least an even chance of
 # an error, whatever the confidence says.
 _FLAGGED_FLOOR = 0.5
@@ -151,3 +157,42 @@ def summary(planned: pd.DataFrame) -> pd.DataFrame:
         "expected_caught": grouped["caught"].sum(),
         "expected_left": grouped["left"].sum(),
     })
+
+
+def _needed(p: np.ndarray, error_rate: float) -> tuple[int, float]:
+    """The fewest of the riskiest values to review so that the mean ``p`` of the rest is
+    at most ``error_rate``, and that mean (NaN when nothing is left)."""
+    ordered = np.sort(p)[::-1]
+    n = len(ordered)
+    left = np.concatenate([np.cumsum(ordered[::-1])[::-1], [0.0]])  # sum of p[k:]
+    # The mean of the rest only falls as the riskiest go, so the first k that meets the
+    # rate is the answer; k = n (review everything) always does.
+    k = int(np.argmax(left <= error_rate * (n - np.arange(n + 1)) + 1e-12))
+    return k, (float(left[k] / (n - k)) if k < n else math.nan)
+
+
+def to_reach(planned: pd.DataFrame, error_rate: float) -> pd.DataFrame:
+    """How many values to review so that the values accepted unread are expected to be
+    wrong at most ``error_rate`` of the time, per target of a `plan` and for all its
+    values together (row `ALL`, the plan's targets competing for one budget), columns
+    `REACH_COLUMNS`: ``expected_error`` with no review, ``n_review`` (the riskiest by
+    ``p_wrong`` first), its ``review_share`` of the values, and ``expected_error_after``
+    among those left (NaN when every value is reviewed). As good as ``p_wrong``: from a
+    reference's `ErrorModel`, calibrated; from confidence alone, as honest as it is.
+
+    >>> planned = pd.DataFrame({"target": ["Total"] * 4, "p_wrong": [0.5, 0.02, 0.01, 0.3]})
+    >>> reach = to_reach(planned, 0.05)
+    >>> int(reach.loc["Total", "n_review"]), float(reach.loc["Total", "expected_error_after"])
+    (2, 0.015)
+    """
+    check_rate("error_rate", error_rate)
+    rows = []
+    groups = [(str(t), g) for t, g in planned.groupby("target", sort=False, observed=True)]
+    for name, group in [*groups, (ALL, planned)]:
+        p = group["p_wrong"].to_numpy(dtype=float)
+        k, after = _needed(p, error_rate)
+        rows.append({"target": name, "n_values": len(p),
+                     "expected_error": float(p.mean()) if len(p) else math.nan,
+                     "n_review": k, "review_share": k / len(p) if len(p) else math.nan,
+                     "expected_error_after": after})
+    return pd.DataFrame(rows, columns=["target", *REACH_COLUMNS]).set_index("target")

@@ -139,11 +139,67 @@ def _graded_cells(section: Section, target: str) -> list[tuple[str, str]]:
             (_ece(ece), "n"), (threshold, "n"), (note, "note")]
 
 
+def interval(low: Any, high: Any) -> str:
+    """``(0.881, 0.94)`` -> ``"88.1–94.0%"``; ``"–"`` when either end is missing."""
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return "–"
+    return f"{100 * float(low):.1f}–{100 * float(high):.1f}%"
+
+
+def estimate_note(row: Any) -> str:
+    """What the estimate of one target rests on, and why it is unreliable when it is."""
+    if row["method"] == "none":
+        return "no values"
+    if not row["reliable"]:
+        return f"unreliable: {row['note']}"
+    if row["method"] == "prediction-powered":
+        alone = interval(row["sample_low"], row["sample_high"])
+        return (f"confidence corrected by {count(row['n_sample'])} audited values "
+                f"(they alone: {pct(row['sample_accuracy'])}, {alone})")
+    return "from confidence"
+
+
+def to_review(section: Section, target: str) -> str:
+    """``"120 (8%)"``: the riskiest values to review so that the rest are expected to be
+    wrong within the budget."""
+    reach = section.review
+    if reach is None or target not in reach.index or not reach.loc[target, "n_values"]:
+        return "–"
+    row = reach.loc[target]
+    return f"{count(row['n_review'])} ({pct(row['review_share'])})"
+
+
+def _estimate_table(section: Section, report: Report) -> str:
+    est = section.estimate
+    assert est is not None
+    measured = section.accuracy
+    header = ["target", "values", "estimated accuracy", f"{pct(report.level, 0)} interval"]
+    if measured is not None:
+        header.append("measured accuracy")
+    header += ["reference values", f"to review for ≤ {pct(report.error_budget, 0)} wrong",
+               "what the estimate rests on"]
+    rows = []
+    for target, r in est.iterrows():
+        label = f"all {section.label} targets" if target == audit.ALL else str(target)
+        row = [(label, ""), (count(r["n"]), "n"), (pct(r["estimate"]), "n"),
+               (interval(r["low"], r["high"]), "n")]
+        if measured is not None:
+            graded = target in measured.index and int(measured.loc[target, "n"]) > 0
+            row.append((pct(measured.loc[target, "accuracy"]) if graded else "–", "n"))
+        row += [(count(r["n_reference"]), "n"), (to_review(section, str(target)), "n"),
+                (estimate_note(r), "note")]
+        rows.append(row)
+    return ("<h3>Accuracy estimated without truth</h3>" + _table(header, rows))
+
+
 def _overview(report: Report) -> str:
     header = ["section" if report.by == "none" else report.by.replace("_", " "),
               "extractions", "values", "validation pass rate"]
     if report.has_truth:
         header += ["graded", "accuracy", "ECE", "auto-accept threshold", "at that threshold"]
+    if report.has_reference:
+        header += ["estimated accuracy", f"{pct(report.level, 0)} interval",
+                   f"to review for ≤ {pct(report.error_budget, 0)} wrong"]
     rows = []
     for s in report.sections:
         card = s.scorecard
@@ -154,6 +210,11 @@ def _overview(report: Report) -> str:
                (pct(1 - failed / n_values) if checked else "–", "n")]
         if report.has_truth:
             row += _graded_cells(s, audit.ALL)
+        if report.has_reference and s.estimate is not None:
+            overall = s.estimate.loc[audit.ALL]
+            row += [(pct(overall["estimate"]), "n"),
+                    (interval(overall["low"], overall["high"]), "n"),
+                    (to_review(s, audit.ALL), "n")]
         rows.append(row)
     return _table(header, rows)
 
@@ -260,6 +321,17 @@ _GLOSSARY = [
     ("auto-accept threshold", "the lowest confidence at which the values accepted "
      "without review are wrong no more often than the error budget allows; 'none' when "
      "no threshold does, with the fewest errors any threshold reaches"),
+    ("estimated accuracy, 90% interval", "accuracy without this batch's truth: each "
+     "value's chance of being right, learnt on the reference batch from its confidence, "
+     "validation outcome and emptiness, averaged per target; the interval holds the "
+     "reference's and the batch's sampling noise. With an audit sample it is "
+     "prediction-powered: corrected by how far the chances were off on the audited values"),
+    ("unreliable", "the reference has fewer than 30 labelled values of the target, or "
+     "this batch's confidence or pass rate differs from the reference's: the estimate "
+     "then extrapolates; an audit sample of the batch makes it reliable"),
+    ("to review", "how many of the values most likely to be wrong to review (by the same "
+     "chances) so that those accepted without review are expected to be wrong no more "
+     "often than the error budget allows; for all targets, one budget shared by all"),
 ]
 
 
@@ -270,7 +342,10 @@ def _section_html(report: Report, section: Section, images: dict[str, list[tuple
     parts = [f'<h2 id="{_slug(section.label)}">{_e(title)}</h2>',
              f'<p class="lede">{count(section.extractions)} extractions, '
              f"{count(len(section.fields) + len(section.cells))} values</p>",
-             _target_table(section, report.error_budget), '<div class="plots">']
+             _target_table(section, report.error_budget)]
+    if section.estimate is not None:
+        parts.append(_estimate_table(section, report))
+    parts.append('<div class="plots">')
     for name, caption in images[section.label]:
         wide = ' class="wide"' if "failures" in name or "confidence" in name else ""
         parts.append(f'<figure{wide}><img src="{_e(name)}" alt="{_e(caption)}">'
@@ -290,11 +365,38 @@ def _cards(report: Report) -> str:
         f'<div class="card"><b>{_e(v)}</b>{_e(k)}</div>' for k, v in cards) + "</div>"
 
 
+def _reference_note(report: Report) -> str:
+    """What the estimates rest on, or what they need."""
+    if not report.has_reference:
+        # With truth the measured accuracy is there: the missing estimate is no warning.
+        kind = "lede" if report.has_truth else "warn"
+        return (f'<p class="{kind}">No reference was given (<code>--reference BATCH '
+                "--reference-truth DIR_OR_LEDGER</code>): an estimate of accuracy without "
+                "truth, and how many values to review to keep errors within the budget, "
+                "need a batch whose truth (or corrections ledger) shows how often values "
+                "of each confidence are right.</p>")
+    assert report.reference is not None
+    labelled = int(report.reference["correct"].notna().sum())
+    text = (f"Estimates learnt on {count(labelled)} labelled values of the reference, "
+            f"{pct(report.reference['correct'].dropna().astype(bool).mean())} of them right")
+    if report.sample is None:
+        return f'<p class="lede">{_e(text)}; no audit sample of these batches was given.</p>'
+    audited = sum(int(s.estimate.loc[audit.ALL, "n_sample"]) for s in report.sections
+                  if s.estimate is not None)
+    if not audited:
+        return (f'<p class="lede">{_e(text)}.</p><p class="warn">The audit sample '
+                "(<code>--sample</code>) labels none of these batches' values: the "
+                "estimates are from confidence alone.</p>")
+    return (f'<p class="lede">{_e(text)}; corrected by an audit sample of '
+            f"{count(audited)} of these batches' values.</p>")
+
+
 def html_page(report: Report, images: dict[str, list[tuple[str, str]]]) -> str:
     stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime())
     truth_note = "" if report.has_truth else (
         '<p class="warn">No ground truth was given (<code>--truth DIR</code>): accuracy, '
         "calibration and auto-accept thresholds need it.</p>")
+    truth_note += _reference_note(report)
     body = [f"<h1>{_e(report.title)}</h1>",
             f'<p class="lede">{_plural(len(report.batches), "batch")}, made {_e(stamp)}; '
             f"error budget {pct(report.error_budget, 0)}</p>",
@@ -321,6 +423,8 @@ def write(report: Report) -> None:
             tables |= {f"{slug}-accuracy": s.accuracy,
                        f"{slug}-calibration": s.calibration.summary,
                        f"{slug}-thresholds": s.thresholds.recommended}
+        if s.estimate is not None and s.review is not None:
+            tables |= {f"{slug}-estimate": s.estimate, f"{slug}-review": s.review}
     if report.graded is not None:
         tables["graded"] = report.graded
     for name, frame in tables.items():
@@ -339,6 +443,20 @@ def write(report: Report) -> None:
 
 
 # -- the terminal ------------------------------------------------------------------------
+def _estimated(est: pd.DataFrame, target: str) -> str:
+    if target not in est.index:
+        return "–"
+    row = est.loc[target]
+    return pct(row["estimate"]) + ("" if row["reliable"] else "*")
+
+
+def _reviews(section: Section, target: str) -> str:
+    reach = section.review
+    if reach is None or target not in reach.index:
+        return "–"
+    return count(reach.loc[target, "n_review"])
+
+
 def summary(report: Report) -> str:
     """The text a terminal prints: counts, a scorecard per section, the headline figures."""
     documents = sum(len(b) for b in report.batches.values())
@@ -348,11 +466,15 @@ def summary(report: Report) -> str:
     for s in report.sections:
         lines += [f"{s.label}: scorecard per target ({s.extractions} extractions)", ""]
         head = f"  {'target':<30} {'kind':<6} {'fill':>6} {'conf':>5} {'pass':>6}"
+        est = s.estimate
+        head += f" {'est':>7} {'review':>7}" if est is not None else ""
         head += f" {'acc':>6}  threshold" if s.accuracy is not None else ""
         lines += [head, "  " + "-" * (len(head) - 2)]
         for target, r in s.scorecard.iterrows():
             line = (f"  {str(target)[:30]:<30} {str(r['kind']):<6} {pct(r['fill_rate']):>6} "
                     f"{conf(r['confidence_mean']):>5} {pct(r['pass_rate']):>6}")
+            if est is not None and s.review is not None:
+                line += f" {_estimated(est, str(target)):>7} {_reviews(s, str(target)):>7}"
             if s.accuracy is not None and s.thresholds is not None:
                 acc = s.accuracy["accuracy"].get(str(target))
                 line += f" {pct(acc):>6}  {threshold_note(s.thresholds, str(target))[0]}"
@@ -362,6 +484,17 @@ def summary(report: Report) -> str:
             lines += ["", f"  accuracy {pct(s.accuracy['accuracy'].get(audit.ALL))}, "
                           f"ECE {s.calibration.ece:.3f}; recommended auto-accept threshold "
                           f"{threshold}: {note}" if s.accuracy is not None else ""]
+        if est is not None and s.review is not None:
+            overall = est.loc[audit.ALL]
+            lines += ["", f"  estimated accuracy {pct(overall['estimate'])} "
+                          f"({pct(report.level, 0)} interval "
+                          f"{interval(overall['low'], overall['high'])}, "
+                          f"{estimate_note(overall)}); review "
+                          f"{_reviews(s, audit.ALL)} of {count(overall['n'])} values for "
+                          f"≤ {pct(report.error_budget, 0)} wrong among the rest"]
+            if not est["reliable"].all():
+                lines.append("  * unreliable: the reference is small or differs "
+                             "(reasons on the page)")
         lines.append("")
     if report.has_truth:
         lines.append(f"Overall accuracy {pct(report.overall_accuracy)} over "

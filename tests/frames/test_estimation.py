@@ -121,3 +121,50 @@ def test_weights_move_a_target_up_and_bad_arguments_are_refused() -> None:
         review.plan(fields, budget=5, audit=1.5)
     with pytest.raises(ValueError, match="lacks: Phone"):
         review.plan(fields, budget=5, weights={"Phone": 2.0})
+
+
+def test_to_reach_reviews_the_fewest_values_that_bring_the_rest_within_the_rate(
+        reference: pd.DataFrame) -> None:
+    fields, _, _ = drawn(900, seed=8)
+    planned = review.plan(fields, budget=0, audit=0, reference=reference)
+    reach = review.to_reach(planned, 0.1)
+    assert list(reach.columns) == list(review.REACH_COLUMNS)
+    assert list(reach.index) == [*pd.unique(planned["target"]), audit.ALL]
+    for target, row in reach.iterrows():
+        p = planned["p_wrong"] if target == audit.ALL else planned.loc[
+            planned["target"] == target, "p_wrong"]
+        p = np.sort(p.to_numpy())[::-1]
+        k = int(row["n_review"])
+        assert row["expected_error"] == pytest.approx(p.mean())
+        assert row["review_share"] == pytest.approx(k / len(p))
+        if k < len(p):
+            assert p[k:].mean() <= 0.1 + 1e-9
+            assert row["expected_error_after"] == pytest.approx(p[k:].mean())
+        else:  # every value reviewed: none is left to be wrong
+            assert np.isnan(row["expected_error_after"])
+        assert k == 0 or p[k - 1:].mean() > 0.1  # one fewer would not do
+    assert 0 < reach.loc[audit.ALL, "n_review"] < len(planned)
+    everything = review.to_reach(planned, 0.0)  # no error tolerated: review every risk
+    assert (everything["expected_error_after"].fillna(0) == 0).all()
+    with pytest.raises(ValueError, match="error_rate"):
+        review.to_reach(planned, 2)
+
+
+def test_the_ledger_gives_its_audit_rows_as_the_sample() -> None:
+    from servicetools import Ledger
+
+    ledger = Ledger()
+    for i, drawn_at_random in enumerate([False, True, None, True]):
+        ledger.append(extraction_id="e1", target_id="t", value_id=f"v{i}", old_value="1",
+                      new_value="1", audit=drawn_at_random)
+    assert ledger.audit_sample["value_id"].tolist() == ["v1", "v3"]
+    assert list(ledger.audit_sample.columns) == list(ledger.frame.columns)
+
+
+def test_a_prediction_powered_interval_stays_within_0_and_1() -> None:
+    from servicetools.analysis.audit.estimation import prediction_powered
+
+    # The model says 0.99 everywhere, the sample is all right: the corrected mean passes 1.
+    value, low, high = prediction_powered(np.full(100, 0.99), np.array([0.9, 0.95]),
+                                          np.array([1.0, 1.0]), z=1.645)
+    assert value == 1.0 and 0 <= low <= value <= high <= 1

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from .grading import ALL, grade
+from .normalisation import DEFAULT_NORMALIZE, Normalize
 from .significance import ks_2samp
 from .work import work_frame
 
@@ -146,13 +147,14 @@ class ErrorModel:
         return 1 / (1 + np.exp(-np.clip(score + offsets.to_numpy(dtype=float), -30, 30)))
 
 
-def labelled(data: Any, truth: Any, *, cells: pd.DataFrame | None = None) -> pd.DataFrame:
+def labelled(data: Any, truth: Any, *, cells: pd.DataFrame | None = None,
+             normalize: Normalize = DEFAULT_NORMALIZE) -> pd.DataFrame:
     """The work rows of ``data`` (`work_frame`: target, confidence, passed, filled, ...)
     that ``truth`` (truth files, a table of expected values, or a corrections ledger: see
     `truth`) grades, with their ``correct`` column: what an `ErrorModel` is fitted on and
-    what an audit sample is."""
+    what an audit sample is. ``normalize``: as `grade`'s."""
     work = work_frame(data, cells)
-    graded = grade(work, truth)
+    graded = grade(work, truth, normalize=normalize)
     graded = graded.loc[graded["correct"].notna() & graded["value_id"].notna()]
     verdict = graded.drop_duplicates("value_id", keep="last").set_index("value_id")["correct"]
     rows = work.loc[work["value_id"].isin(verdict.index)].copy()
@@ -178,7 +180,11 @@ def prediction_powered(p_all: np.ndarray, p_sample: np.ndarray, y_sample: np.nda
     variance = (float(p_all.var(ddof=1)) / n if n > 1 else 0.0) + (
         float(residual.var(ddof=1)) / m if m > 1 else 0.0)
     half = z * math.sqrt(variance)
-    return (min(1.0, max(0.0, value)), max(0.0, value - half), min(1.0, value + half))
+
+    def clip(x: float) -> float:  # the correction can carry the mean past 0 or 1
+        return min(1.0, max(0.0, x))
+
+    return (clip(value), clip(value - half), clip(value + half))
 
 
 def wilson(successes: float, n: int, z: float) -> tuple[float, float]:
@@ -214,7 +220,8 @@ def _shifted(batch: pd.DataFrame, reference: pd.DataFrame) -> str:
 
 
 def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
-             sample: Any = None, level: float = 0.9, seed: int = 0) -> pd.DataFrame:
+             sample: Any = None, level: float = 0.9, seed: int = 0,
+             normalize: Normalize = DEFAULT_NORMALIZE) -> pd.DataFrame:
     """Estimated accuracy per target of a batch without its truth, columns
     `ESTIMATE_COLUMNS`, indexed by ``target`` with a last row `ALL`.
 
@@ -227,6 +234,8 @@ def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
     ``sample_accuracy`` and its interval are the sample's alone (Wilson), for comparison.
     ``reliable`` is False, with the reason in ``note``, where the model alone speaks and
     the reference is small or this batch lies outside it. ``n`` counts the batch's values.
+    ``normalize`` (as `grade`'s) compares the sample's values, and a ``(data, truth)``
+    reference's, with their truth.
     """
     z = normal_quantile(level)
     work = work_frame(data, cells)
@@ -235,11 +244,11 @@ def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
         model, reference_rows = reference, None
     else:
         if isinstance(reference, tuple) and len(reference) == 2:
-            reference = labelled(*reference)
+            reference = labelled(*reference, normalize=normalize)
         reference_rows = reference.loc[reference["correct"].notna()]
         model = ErrorModel.fit(reference_rows)
     p = model.p_right(work) if len(work) else np.array([])
-    audited = labelled(work, sample) if sample is not None else None
+    audited = labelled(work, sample, normalize=normalize) if sample is not None else None
     verdict = (audited.set_index("value_id")["correct"].astype(bool)
                if audited is not None and len(audited) else pd.Series(dtype=bool))
     targets = [str(t) for t in pd.unique(work["target"].astype(object))]
