@@ -168,3 +168,30 @@ def test_a_prediction_powered_interval_stays_within_0_and_1() -> None:
     value, low, high = prediction_powered(np.full(100, 0.99), np.array([0.9, 0.95]),
                                           np.array([1.0, 1.0]), z=1.645)
     assert value == 1.0 and 0 <= low <= value <= high <= 1
+
+
+def test_a_plan_ledger_counts_reviews_as_they_are_and_the_audit_for_the_rest(
+        reference: pd.DataFrame) -> None:
+    fields, right, ledger = drawn(2000, seed=8, honest=0.2)
+    planned = review.plan(fields, budget=0.1, audit=0.1, reference=reference, seed=2)
+    rows = ledger.set_index("value_id").loc[planned.loc[planned["review"] | planned["audit"],
+                                                        "value_id"]].reset_index()
+    rows["audit"] = rows["value_id"].isin(planned.loc[planned["audit"], "value_id"])
+    row = audit.estimate(fields, reference=reference, sample=rows).loc[audit.ALL]
+    # The reviews were chosen for their risk: taken as a sample they mislead.
+    biased = audit.estimate(fields, reference=reference,
+                            sample=rows.drop(columns="audit")).loc[audit.ALL]
+    assert row["method"] == "prediction-powered" and row["n_sample"] == rows["audit"].sum()
+    assert row["low"] <= right.mean() <= row["high"]
+    assert abs(biased["estimate"] - right.mean()) > abs(row["estimate"] - right.mean())
+
+
+def test_an_audit_without_errors_keeps_an_interval_and_a_small_one_is_not_trusted(
+        reference: pd.DataFrame) -> None:
+    fields, right, ledger = drawn(900, seed=9, honest=-1.0)  # every value right
+    assert right.all()
+    row = audit.estimate(fields, reference=reference,
+                         sample=ledger.head(60)).loc["Total"]
+    assert row["method"] == "prediction-powered" and row["high"] - row["low"] > 0.01
+    few = audit.estimate(fields, reference=reference, sample=ledger.head(9)).loc["Total"]
+    assert few["method"] == "confidence" and "fewer than 10" in few["note"]

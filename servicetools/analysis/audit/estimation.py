@@ -59,6 +59,7 @@ _FEATURES = ("logit_confidence", "failed", "empty", "no_confidence")
 _RIDGE = 1.0  # on the slopes: some hundred labels, four inputs
 _TARGET_RIDGE = 5.0  # on each target's offset: worth about five labels of its own
 _MIN_REFERENCE = 30  # labelled values of a target below which the estimate says so
+_MIN_AUDIT = 10  # audited values of a target below which the model alone speaks
 _SHIFT_P = 0.01  # a shift test's p-value below which this batch is not the reference's
 _BOOTSTRAP = 100
 
@@ -177,8 +178,13 @@ def prediction_powered(p_all: np.ndarray, p_sample: np.ndarray, y_sample: np.nda
     n, m = len(p_all), len(y_sample)
     residual = y_sample - p_sample
     value = float(p_all.mean()) + float(residual.mean())
+    # The residuals' variance with two pseudo-values, one right and one wrong at the
+    # sample's mean prediction (as Agresti and Coull add them to a proportion): an audit
+    # without a single error must not shrink the interval to a point.
+    centre = float(p_sample.mean()) if m else float(p_all.mean())
+    padded = np.append(residual, [1 - centre, -centre])
     variance = (float(p_all.var(ddof=1)) / n if n > 1 else 0.0) + (
-        float(residual.var(ddof=1)) / m if m > 1 else 0.0)
+        float(padded.var(ddof=1)) / (m + 2))
     half = z * math.sqrt(variance)
 
     def clip(x: float) -> float:  # the correction can carry the mean past 0 or 1
@@ -227,11 +233,16 @@ def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
 
     ``reference``: labelled values of another batch, as `labelled` gives them (or an
     `ErrorModel` already fitted, or a ``(data, truth)`` pair to label). ``sample``: truth
-    of a random audit sample of *this* batch (a corrections ledger, truth files or a
-    table of expected values). ``estimate`` and its ``low``/``high`` interval at
-    ``level`` come from the sample with the model (``method`` ``"prediction-powered"``)
-    where the target has sampled values, else from the model alone (``"confidence"``);
-    ``sample_accuracy`` and its interval are the sample's alone (Wilson), for comparison.
+    of a random audit sample of *this* batch (truth files, a table of expected values,
+    or a corrections ledger). A ledger whose rows say ``audit`` (a `servicetools.review`
+    plan's queue) is read as a plan made it: its audit rows are the random sample of the
+    values accepted unread, its other rows values reviewed for their risk, whose verdicts
+    count as they are (never as a sample: they would bias it). ``estimate`` and its
+    ``low``/``high`` interval at ``level`` then come from the reviewed values as they are
+    plus, for the rest, the model corrected by the audit (``method``
+    ``"prediction-powered"``) where the target has at least 10 audited values, else
+    from the model alone (``"confidence"``); ``sample_accuracy`` and its interval are
+    the audit's alone (Wilson), for comparison.
     ``reliable`` is False, with the reason in ``note``, where the model alone speaks and
     the reference is small or this batch lies outside it. ``n`` counts the batch's values.
     ``normalize`` (as `grade`'s) compares the sample's values, and a ``(data, truth)``
@@ -248,9 +259,7 @@ def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
         reference_rows = reference.loc[reference["correct"].notna()]
         model = ErrorModel.fit(reference_rows)
     p = model.p_right(work) if len(work) else np.array([])
-    audited = labelled(work, sample, normalize=normalize) if sample is not None else None
-    verdict = (audited.set_index("value_id")["correct"].astype(bool)
-               if audited is not None and len(audited) else pd.Series(dtype=bool))
+    drawn, reviewed = _sample_parts(work, sample, normalize)
     targets = [str(t) for t in pd.unique(work["target"].astype(object))]
     spread: list[np.ndarray] = []  # refitted models' P(right), made when first needed
 
@@ -266,7 +275,7 @@ def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
         mask = (np.ones(len(work), bool) if name == ALL
                 else (work["target"].astype(object).astype(str) == name).to_numpy())
         rows.append(_row(name, work.loc[mask], p[mask], partial(draws, mask), model,
-                         reference_rows, verdict, z))
+                         reference_rows, drawn, reviewed, z))
     out = pd.DataFrame(rows, columns=["target", *ESTIMATE_COLUMNS]).set_index("target")
     return out
 
@@ -282,30 +291,64 @@ def _model_spread(reference: pd.DataFrame, work: pd.DataFrame, seed: int) -> np.
     return draws
 
 
+def _sample_parts(work: pd.DataFrame, sample: Any, normalize: Normalize
+                  ) -> tuple[pd.Series, pd.Series]:
+    """The verdicts (by value id) of the random audit and of the values reviewed for
+    their risk, from ``sample``."""
+    empty = pd.Series(dtype=bool)
+    if sample is None:
+        return empty, empty
+    frame = getattr(sample, "frame", sample)
+    audited = labelled(work, sample, normalize=normalize)
+    verdict = audited.set_index("value_id")["correct"].astype(bool) if len(
+        audited) else empty
+    marks = frame.get("audit") if isinstance(frame, pd.DataFrame) else None
+    if marks is None or not marks.astype("boolean").fillna(False).any():
+        return verdict, empty  # no plan's marks: all of it is the random sample
+    drawn_ids = set(frame.loc[marks.astype("boolean").fillna(False).to_numpy(bool),
+                              "value_id"].dropna().astype(str))
+    in_audit = verdict.index.astype(str).isin(drawn_ids)
+    return verdict[in_audit], verdict[~in_audit]
+
+
 def _row(name: str, rows: pd.DataFrame, p: np.ndarray,
          refitted: Callable[[], np.ndarray | None], model: ErrorModel,
-         reference: pd.DataFrame | None, verdict: pd.Series, z: float) -> dict[str, Any]:
+         reference: pd.DataFrame | None, drawn: pd.Series, reviewed: pd.Series,
+         z: float) -> dict[str, Any]:
     n = len(rows)
     n_reference = (sum(model.n.values()) if name == ALL else model.n.get(name, 0))
-    sampled = rows["value_id"].isin(verdict.index).to_numpy() if len(verdict) else np.zeros(
-        n, bool)
-    y = verdict.reindex(rows["value_id"][sampled]).to_numpy(dtype=float)
-    m = len(y)
+    ids = rows["value_id"]
+    # Reviewed for their risk: known as they are. The rest: estimated, with the audit.
+    known = ids.isin(reviewed.index).to_numpy() if len(reviewed) else np.zeros(n, bool)
+    rest = ~known
+    sampled = (ids.isin(drawn.index).to_numpy() & rest) if len(drawn) else np.zeros(n, bool)
+    y = drawn.reindex(ids[sampled]).to_numpy(dtype=float)
+    right_known = float(reviewed.reindex(ids[known]).sum()) if known.any() else 0.0
+    m, u = len(y), int(rest.sum())
     out: dict[str, Any] = {"target": name, "n": n, "n_reference": n_reference, "n_sample": m}
     out["sample_accuracy"] = float(y.mean()) if m else math.nan
     out["sample_low"], out["sample_high"] = wilson(float(y.sum()), m, z)
     if n == 0:
         return {**out, "estimate": math.nan, "low": math.nan, "high": math.nan,
                 "method": "none", "reliable": False, "note": "no values"}
-    predicted = float(p.mean())
-    if m >= 2:
-        value, low, high = prediction_powered(p, p[sampled], y, z)
-        return {**out, "estimate": value, "low": low, "high": high,
+
+    def whole(share: float) -> float:  # the rest's accuracy, with the reviewed values
+        return (right_known + u * share) / n
+
+    if u == 0:
+        value = right_known / n
+        return {**out, "estimate": value, "low": value, "high": value,
+                "method": "reviewed", "reliable": True, "note": ""}
+    if m >= _MIN_AUDIT:
+        value, low, high = prediction_powered(p[rest], p[sampled], y, z)
+        return {**out, "estimate": whole(value), "low": whole(low), "high": whole(high),
                 "method": "prediction-powered", "reliable": True, "note": ""}
-    variance = float((p * (1 - p)).sum()) / (n * n)
+    q = p[rest]
+    predicted = float(q.mean())
+    variance = float((q * (1 - q)).sum()) / (u * u)
     draws = refitted()
     if draws is not None and len(draws):
-        variance += float(draws.mean(axis=1).var(ddof=1))
+        variance += float(draws[:, rest].mean(axis=1).var(ddof=1))
     half = z * math.sqrt(variance)
     note = ""
     if n_reference < _MIN_REFERENCE:
@@ -314,6 +357,8 @@ def _row(name: str, rows: pd.DataFrame, p: np.ndarray,
         mine = (reference if name == ALL
                 else reference.loc[reference["target"].astype(object).astype(str) == name])
         note = _shifted(rows, mine)
-    return {**out, "estimate": predicted, "low": max(0.0, predicted - half),
-            "high": min(1.0, predicted + half), "method": "confidence",
+    if 0 < m < _MIN_AUDIT:
+        note = "; ".join(filter(None, [note, f"{m} audited values (fewer than {_MIN_AUDIT})"]))
+    return {**out, "estimate": whole(predicted), "low": whole(max(0.0, predicted - half)),
+            "high": whole(min(1.0, predicted + half)), "method": "confidence",
             "reliable": not note, "note": note}
