@@ -14,7 +14,9 @@ then treated as a batch without truth, the other sets as the reference with trut
    (goal: <= 3 points);
 2. a random audit of 30 values per target, drawn ``--audits`` times (1,000): how often
    the 90% prediction-powered interval covers the measured accuracy (goal: 85-95%) and
-   its mean width beside the audit sample's own interval (Wilson; goal <= 0.7x);
+   its mean width beside the audit sample's own interval (Wilson; goal <= 0.7x); both
+   intervals are of the target's accuracy in this set, narrowed alike by the
+   finite-population correction (the audit is drawn without replacement);
 3. ``review.plan`` with the model of the other sets: errors caught by reviewing 10% and
    20% of the set's values, beside ordering by confidence alone and beside random
    (goal: >= confidence-only on every set and >= 2x random);
@@ -151,7 +153,8 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
             for _ in range(runs):
                 drawn = rng.choice(len(part), size=AUDIT_SIZE, replace=False)
                 _, low, high = prediction_powered(p, p[drawn], y[drawn], z)
-                s_low, s_high = wilson(float(y[drawn].sum()), AUDIT_SIZE, z)
+                s_low, s_high = wilson(float(y[drawn].sum()), AUDIT_SIZE, z,
+                                       population=len(part))
                 covered += low <= measured <= high
                 widths.append(high - low)
                 sample_widths.append(s_high - s_low)

@@ -45,8 +45,8 @@ from .normalisation import DEFAULT_NORMALIZE, Normalize
 from .significance import ks_2samp
 from .work import work_frame
 
-__all__ = ["ESTIMATE_COLUMNS", "ErrorModel", "estimate", "labelled", "normal_quantile",
-           "prediction_powered", "wilson"]
+__all__ = ["ESTIMATE_COLUMNS", "ErrorModel", "estimate", "finite_population", "labelled",
+           "normal_quantile", "prediction_powered", "wilson"]
 
 #: The columns of `estimate`'s frame, one row per target and one for all (`ALL`).
 ESTIMATE_COLUMNS: tuple[str, ...] = (
@@ -174,17 +174,23 @@ def prediction_powered(p_all: np.ndarray, p_sample: np.ndarray, y_sample: np.nda
                        z: float) -> tuple[float, float, float]:
     """The prediction-powered mean and its interval: the model's mean over all values,
     corrected by its mean error on the labelled sample (``y_sample``, 1 right, 0
-    wrong); the variance of both parts (Angelopoulos et al. 2023, the mean's case)."""
+    wrong), a simple random sample of those values (Angelopoulos et al. 2023, the mean's
+    case).
+
+    The estimand is the accuracy of these values, not of values like them: the model's
+    mean over them is known exactly, and the sample's share of them shrinks the
+    correction's variance (the finite-population correction). An audit without a single
+    error cannot show its own spread: then the variance is at least that of Agresti and
+    Coull's proportion (two right and two wrong added), so it never shrinks to a point.
+    """
     n, m = len(p_all), len(y_sample)
     residual = y_sample - p_sample
     value = float(p_all.mean()) + float(residual.mean())
-    # The residuals' variance with two pseudo-values, one right and one wrong at the
-    # sample's mean prediction (as Agresti and Coull add them to a proportion): an audit
-    # without a single error must not shrink the interval to a point.
-    centre = float(p_sample.mean()) if m else float(p_all.mean())
-    padded = np.append(residual, [1 - centre, -centre])
-    variance = (float(p_all.var(ddof=1)) / n if n > 1 else 0.0) + (
-        float(padded.var(ddof=1)) / (m + 2))
+    variance = float(residual.var(ddof=1)) / m if m > 1 else 0.25
+    if m and y_sample.min() == y_sample.max():  # all right or all wrong: no spread seen
+        adjusted = (float(y_sample.sum()) + 2) / (m + 4)
+        variance = max(variance, adjusted * (1 - adjusted) / (m + 4))
+    variance *= finite_population(n, m)
     half = z * math.sqrt(variance)
 
     def clip(x: float) -> float:  # the correction can carry the mean past 0 or 1
@@ -193,8 +199,19 @@ def prediction_powered(p_all: np.ndarray, p_sample: np.ndarray, y_sample: np.nda
     return (clip(value), clip(value - half), clip(value + half))
 
 
-def wilson(successes: float, n: int, z: float) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (the sample's own interval)."""
+def finite_population(population: int, sample: int) -> float:
+    """The factor a sample of ``sample`` values drawn without replacement from
+    ``population`` values takes off the variance of their mean: (N - n) / (N - 1)."""
+    return max(0.0, (population - sample) / (population - 1)) if population > 1 else 0.0
+
+
+def wilson(successes: float, n: int, z: float, population: int | None = None
+           ) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (the sample's own interval); with the
+    ``population`` it was drawn from without replacement, narrowed by the
+    finite-population correction."""
+    if population is not None and n:
+        z = z * math.sqrt(finite_population(population, n))
     if n == 0:
         return (math.nan, math.nan)
     p = successes / n
@@ -327,7 +344,8 @@ def _row(name: str, rows: pd.DataFrame, p: np.ndarray,
     m, u = len(y), int(rest.sum())
     out: dict[str, Any] = {"target": name, "n": n, "n_reference": n_reference, "n_sample": m}
     out["sample_accuracy"] = float(y.mean()) if m else math.nan
-    out["sample_low"], out["sample_high"] = wilson(float(y.sum()), m, z)
+    out["sample_low"], out["sample_high"] = wilson(float(y.sum()), m, z,
+                                                   population=int((~known).sum()))
     if n == 0:
         return {**out, "estimate": math.nan, "low": math.nan, "high": math.nan,
                 "method": "none", "reliable": False, "note": "no values"}
