@@ -63,22 +63,27 @@ def extract_group(
     covered: set[int] = set()
     every_table = [t for t in configuration.get("extraction_targets", [])
                    if t.get("type") == "table"]
+    read: dict[str, list[EngineCell]] = {}  # the tables of each headings key, read once
     for target in every_table:
         target_id = str(target.get("id", ""))
-        own = extract_table(lines, target, headers[target_id], covered)
+        key = _headings_key(target)
         # Targets with the same headings read the same tables: they share them out in
         # document order (_dealt), and are no rivals of each other.
-        twins = [t for t in every_table if _headings_key(t) == _headings_key(target)]
-        # Found tables are whole pages' tables: they answer only a search of them all.
-        rivals = [t for t in every_table if not any(t is twin for twin in twins)]
-        # The finders cost a third of a second a page: not spent where the engine's
-        # own reader already found a header row naming every column of a table
-        # whose columns have rules to check it by.
-        settled = own and _ruled(target) and _names_every_column(headers[target_id], target)
-        judged = (judged_cells(document, target, rivals)
-                  if group.search_area == "all" and not settled else [])
+        twins = [t for t in every_table if _headings_key(t) == key]
+        if key not in read:
+            own = extract_table(lines, target, headers[target_id], covered)
+            # Found tables are whole pages' tables: they answer only a search of them all.
+            rivals = [t for t in every_table if not any(t is twin for twin in twins)]
+            # The finders cost a third of a second a page: not spent where the engine's
+            # own reader already found a header row naming every column of a table
+            # whose columns have rules to check it by.
+            settled = own and _ruled(target) and _names_every_column(headers[target_id],
+                                                                      target)
+            judged = (judged_cells(document, target, rivals)
+                      if group.search_area == "all" and not settled else [])
+            read[key] = _better(own, judged, target)
         place = next(i for i, twin in enumerate(twins) if twin is target)
-        tables[target_id] = _dealt(_better(own, judged, target), place, len(twins))
+        tables[target_id] = _dealt(read[key], place, len(twins))
     covered.update(i for bands in headers.values() for i, b in enumerate(bands) if b is not None)
     values = (
         extract_fields(
