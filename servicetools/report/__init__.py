@@ -193,8 +193,9 @@ def _truth_source(source: Any) -> Any:
 
 
 def _audit_sample(sample: Any) -> Any:
-    """The random part of an audit sample: a ledger that marks audit rows gives those
-    alone (`Ledger.audit_sample`); a ledger that says of every row that it was reviewed
+    """An audit sample as `audit.estimate` takes it: a ledger that marks audit rows as
+    it is (`estimate` counts its reviewed rows as reviewed and the audit rows as the
+    random sample of the rest); a ledger that says of every row that it was reviewed
     for its risk is refused; truth, or a ledger that does not say, is taken as given."""
     sample = _truth_source(sample)
     frame = sample.frame if isinstance(sample, Ledger) else sample
@@ -209,7 +210,7 @@ def _audit_sample(sample: Any) -> Any:
                          "none drawn at random (its audit column is False throughout): "
                          "label the audit draws of servicetools.review.plan(..., audit=...) "
                          "in the review queue, or give truth of a random sample")
-    return Ledger(frame).audit_sample
+    return frame
 
 
 def _reference_rows(reference: pd.DataFrame, by: str, label: str) -> pd.DataFrame:
