@@ -176,3 +176,35 @@ def test_skewed_ocr_boxes_are_levelled_before_line_grouping() -> None:
         "Seller: Granite INV-1",
         "Customer: Sofia Due",
     ]
+
+
+def _turned_pdf(angle: int) -> bytes:
+    """A portrait page whose two lines of text are drawn turned by `angle` degrees (a
+    landscape table set sideways), with a margin note drawn upright."""
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=(612, 792))
+    pdf.drawString(40, 20, "page 7")
+    pdf.saveState()
+    if angle > 0:  # reading upwards from the foot of the page
+        pdf.translate(100, 100)
+    else:  # reading downwards from the head of the page
+        pdf.translate(500, 700)
+    pdf.rotate(angle)
+    pdf.drawString(0, 0, "STATE WISE COVERAGE BY PERIOD OF SURVEY")
+    pdf.drawString(0, -20, "Kerala 5738 6633 8864")
+    pdf.restoreState()
+    pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("angle", [90, -90])
+def test_a_page_drawn_turned_is_read_turned_back(angle: int) -> None:
+    text = document_text(load_document(_turned_pdf(angle), "application/pdf"))
+    lines = text.split("\n")
+    # Whole words in reading order, each line across ("SURVEY", not "YEVRUS").
+    assert "STATE WISE COVERAGE BY PERIOD OF SURVEY" in lines
+    assert lines.index("STATE WISE COVERAGE BY PERIOD OF SURVEY") < lines.index(
+        "Kerala 5738 6633 8864")

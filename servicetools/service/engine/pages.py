@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+import statistics
 import struct
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -161,19 +162,42 @@ def _has_rules(page: Any) -> bool:
     return len(page.lines) + len(page.rects) >= 2
 
 
+def _turn(page: Any) -> int:
+    """How the text of a page is drawn: 0 upright, 90 turned anticlockwise (reading
+    upwards), -90 turned clockwise (reading downwards), by most of its characters."""
+    chars = page.chars
+    turned = [c for c in chars if not c.get("upright", True)]
+    if not chars or 2 * len(turned) <= len(chars):
+        return 0
+    # The text matrix's b: positive where the baseline runs up the page.
+    return 90 if statistics.median(float(c["matrix"][1]) for c in turned) > 0 else -90
+
+
 def _text_layer_words(page: Any) -> list[Word]:
+    """The words of a page's text layer, in reading position (0..1 of the page as read):
+    a page whose text is drawn turned (a landscape table set on a portrait page) is read
+    as turned back, its words whole ("SURVEY", not "YEVRUS") and its lines across."""
     width, height = float(page.width), float(page.height)
     # The page box may not start at 0: pdfplumber's coordinates are relative to it.
     x_origin, y_origin = float(page.bbox[0]), float(page.bbox[1])
+    turn = _turn(page)
+    directions = ({} if turn == 0 else
+                  {"line_dir_rotated": "ltr", "char_dir_rotated": "btt"} if turn > 0 else
+                  {"line_dir_rotated": "rtl", "char_dir_rotated": "ttb"})
     words = []
-    for item in page.extract_words(keep_blank_chars=False, use_text_flow=False):
+    for item in page.extract_words(keep_blank_chars=False, use_text_flow=False, **directions):
         text = str(item["text"]).strip()
         if not text:
             continue
-        x0 = (float(item["x0"]) - x_origin) / width
-        x1 = (float(item["x1"]) - x_origin) / width
-        y0 = _clip((float(item["top"]) - y_origin) / height)
-        y1 = _clip((float(item["bottom"]) - y_origin) / height)
+        left, right = float(item["x0"]) - x_origin, float(item["x1"]) - x_origin
+        top, bottom = float(item["top"]) - y_origin, float(item["bottom"]) - y_origin
+        if turn > 0:  # reading upwards: across is up the page, down is rightwards
+            left, right, top, bottom = height - bottom, height - top, left, right
+        elif turn < 0:  # reading downwards: across is down the page, down is leftwards
+            left, right, top, bottom = top, bottom, width - right, width - left
+        across, down = (height, width) if turn else (width, height)
+        x0, x1 = left / across, right / across
+        y0, y1 = _clip(top / down), _clip(bottom / down)
         for piece, start, end in _unglued(text):
             share = (x1 - x0) / len(text)
             words.append(Word(piece, _clip(x0 + start * share), y0, _clip(x0 + end * share), y1))
