@@ -22,6 +22,9 @@ expected values, or the corrections ledger of the review widgets):
 Without truth for this batch: `estimate` (accuracy per target with a 90% interval, from
 a reference batch's truth and, better, a random audit sample of this batch).
 
+The configuration itself: `doctor` (errors by kind, rules as detectors, mined rule
+suggestions, findings per target, and what a changed rule would do, from a saved batch).
+
 Every function takes frames from `servicetools.frames` or anything those converters
 take (then it converts), or a `frames.Dataset` (then DuckDB aggregates the Parquet
 files, and the result is the same frame). Each audit is written once: it asks its source
@@ -53,6 +56,10 @@ The modules, in reading order (the functions above are re-exported here):
 `automation`       `thresholds` and its `Thresholds`
 `comparison`       `compare`
 `estimation`       `estimate` without truth, its `ErrorModel`, `labelled` values
+`error_kinds`      what kind of error each graded value is (missed, spurious, ...)
+`detectors`        validation rule groups judged as detectors of wrong values
+`suggestions`      rule groups mined from right values, measured where not mined
+`doctor`           `doctor`: findings per target, what-if, the changed configuration
 =================  ===============================================================
 
 >>> import pandas as pd
@@ -73,6 +80,9 @@ from __future__ import annotations
 
 from .automation import RECOMMENDED_COLUMNS, SWEEP_COLUMNS, Thresholds, thresholds
 from .comparison import COMPARE_COLUMNS, compare
+from .detectors import DETECTOR_COLUMNS, detectors
+from .doctor import ERROR_COLUMNS, FINDING_COLUMNS, Doctor, WhatIf, doctor
+from .error_kinds import ERROR_KINDS
 from .estimation import ESTIMATE_COLUMNS, ErrorModel, estimate, labelled
 from .grading import ACCURACY_COLUMNS, ALL, GRADE_COLUMNS, accuracy, grade
 from .ground_truth import TRUTH_COLUMNS, truth
@@ -80,6 +90,7 @@ from .normalisation import DATE_FORMATS, NORMALIZATIONS, normalize, parse_amount
 from .reliability import CALIBRATION_COLUMNS, CALIBRATION_TABLE_COLUMNS, Calibration, calibration
 from .shift import DRIFT_COLUMNS, drift
 from .significance import ks_2samp, mann_whitney
+from .suggestions import SUGGESTION_COLUMNS, suggest
 from .summaries import (
     DOCUMENT_COLUMNS,
     FAILURE_COLUMNS,
@@ -97,21 +108,30 @@ __all__ = [
     "COMPARE_COLUMNS",
     "Calibration",
     "DATE_FORMATS",
+    "DETECTOR_COLUMNS",
     "DOCUMENT_COLUMNS",
     "DRIFT_COLUMNS",
+    "Doctor",
+    "ERROR_COLUMNS",
+    "ERROR_KINDS",
     "ESTIMATE_COLUMNS",
     "ErrorModel",
     "FAILURE_COLUMNS",
+    "FINDING_COLUMNS",
     "GRADE_COLUMNS",
     "NORMALIZATIONS",
     "RECOMMENDED_COLUMNS",
     "SCORECARD_COLUMNS",
+    "SUGGESTION_COLUMNS",
     "SWEEP_COLUMNS",
     "TRUTH_COLUMNS",
     "Thresholds",
+    "WhatIf",
     "accuracy",
     "calibration",
     "compare",
+    "detectors",
+    "doctor",
     "documents",
     "drift",
     "estimate",
@@ -124,6 +144,7 @@ __all__ = [
     "parse_amount",
     "parse_date",
     "scorecard",
+    "suggest",
     "thresholds",
     "truth",
 ]

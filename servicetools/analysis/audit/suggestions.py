@@ -1,0 +1,248 @@
+"""Validation rules mined from right values, each measured where it was not mined.
+
+For a target, the documents are split in two by a hash of their name: rules are mined
+from the right values of one part and judged on the other (so a rule that merely lists
+what it saw shows its false alarms). Each suggestion is a D10 rule group:
+
+- ``date``: the strptime formats that read the printed dates (greedy: the format that
+  reads most of the dates not yet read, until all are), with the shapes of dates no
+  format reads (month names in other languages: "29 maart 2014", "7. Mai 2014") as a
+  regex beside it;
+- ``shape``: a regex of the values' shapes (runs of digits and letters with their
+  lengths, punctuation as printed), when a few shapes cover the values;
+- ``length``: the range of lengths, widened a little;
+- ``amount``: an amount, at least 0 when no right value is negative;
+- ``enumeration``: one of a few values, each seen more than once.
+
+Without truth, rules are mined from the values read with high confidence and judged
+on the other part's confident values (false alarms only; catches need truth), and
+marked so.
+
+>>> import pandas as pd
+>>> rows = pd.DataFrame({"document": [f"d{i}" for i in range(40)], "target": "No",
+...                      "value": [f"INV-{1000 + 7 * i}" for i in range(40)],
+...                      "kind": "right", "confidence": 0.9})
+>>> found = suggest(rows)
+>>> found.loc[found["kind"] == "shape", "rules"].item()
+'regex [A-Z]{2,5}-\\\\d{3,5}'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...wire.values import parse_amount, parse_date
+from .detectors import describe_rule, group_passes
+
+__all__ = ["DATE_CANDIDATES", "SUGGESTION_COLUMNS", "half_of", "mine", "suggest"]
+
+#: The columns of `suggest`'s frame, one row per mined rule group.
+SUGGESTION_COLUMNS: tuple[str, ...] = (
+    "target", "kind", "rules", "group", "mined_from", "n_mined", "n_right_held",
+    "false_alarms", "false_alarm_rate", "n_wrong_held", "catches", "catch_rate", "meets",
+    "best")
+#: Printed date formats tried on right values, the commonest first (ties go to the
+#: earlier: day first before month first, as most of the world writes).
+DATE_CANDIDATES: tuple[str, ...] = tuple(
+    [f"%d{s}%m{s}%Y" for s in "./-"] + [f"%m{s}%d{s}%Y" for s in "/.-"]
+    + ["%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d"]
+    + [f"%d{s}%m{s}%y" for s in "./-"] + [f"%m{s}%d{s}%y" for s in "/.-"]
+    + ["%d %b %Y", "%d %B %Y", "%d-%b-%Y", "%d-%b-%y", "%d %b %y", "%b %d, %Y", "%B %d, %Y",
+       "%b %d %Y", "%B %d %Y", "%d. %B %Y", "%d. %b %Y", "%d %b, %Y", "%d %B, %Y",
+       "%A, %B %d, %Y", "%B %Y", "%d/%b/%Y"])
+#: The false-alarm rate on held-back right values a suggestion must keep to.
+MAX_FALSE_ALARMS = 0.02
+_MIN_VALUES = 5  # mined values below which a target gets no suggestion
+_MAX_SHAPES = 8  # shapes a regex may list before the values count as free text
+_SHAPE_COVER = 0.95  # of the mined values the listed shapes must cover
+_MAX_CHOICES = 8  # distinct values an enumeration may hold
+_SPECIAL = set(".^$*+?{}[]\\|()")  # what a literal needs escaped (re.escape does more)
+_TOKEN = re.compile(r"\d+|[^\W\d_]+|\s+|.", re.UNICODE)
+
+
+def half_of(document: Any) -> str:
+    """``"mine"`` or ``"held"``: a document's part, by the SHA-256 of its name."""
+    digest = hashlib.sha256(str(document).encode()).hexdigest()
+    return "mine" if digest[0] in "01234567" else "held"
+
+
+# -- miners: values -> one rule group (or None) ------------------------------------------
+def _date_group(values: Sequence[str]) -> dict[str, Any] | None:
+    readable = {f: {i for i, v in enumerate(values) if parse_date(v, [f]) is not None}
+                for f in DATE_CANDIDATES}
+    read_any = set().union(*readable.values())
+    if len(read_any) < 0.5 * len(values):
+        return None
+    chosen: list[str] = []
+    left = set(read_any)
+    while left:
+        best = max(DATE_CANDIDATES, key=lambda f: len(readable[f] & left))
+        if not readable[best] & left:
+            break
+        chosen.append(best)
+        left -= readable[best]
+    rules: list[dict[str, Any]] = [{"type": "date", "formats": chosen}]
+    unread = [v for i, v in enumerate(values) if i not in read_any]
+    if unread:
+        shape = _shape_pattern(unread, cover=1.0)
+        if shape is not None:
+            rules.append({"type": "regex", "pattern": shape})
+    return {"name": "date format (mined)", "rules": rules}
+
+
+def _runs(value: str) -> list[tuple[str, str]]:
+    """A value as runs: ("d", digits), ("a", letters), (" ", spaces), ("p", one char)."""
+    out = []
+    for token in _TOKEN.findall(value):
+        if token.isdigit():
+            out.append(("d", token))
+        elif token.isspace():
+            out.append((" ", token))
+        elif token.isalpha():
+            out.append(("a", token))
+        else:
+            out.append(("p", token))
+    return out
+
+
+def _shape_pattern(values: Sequence[str], cover: float = _SHAPE_COVER) -> str | None:
+    """A regex listing the values' shapes, or None when they are too many to list."""
+    shapes: dict[tuple[tuple[str, str], ...], list[list[str]]] = {}
+    for value in values:
+        runs = _runs(value.strip())
+        key = tuple((c, t if c == "p" else "") for c, t in runs)
+        shapes.setdefault(key, []).append([t for _, t in runs])
+    ranked = sorted(shapes.items(), key=lambda kv: -len(kv[1]))[:_MAX_SHAPES]
+    if sum(len(v) for _, v in ranked) < cover * len(values):
+        return None
+    patterns = []
+    for key, seen in ranked:
+        parts = []
+        for i, (cls, literal) in enumerate(key):
+            tokens = [runs[i] for runs in seen]
+            lo, hi = min(map(len, tokens)), max(map(len, tokens))
+            if cls == "d":
+                parts.append(rf"\d{{{max(1, lo - 1)},{hi + 1}}}")
+            elif cls == "a":
+                upper = all(t.isascii() and t.isupper() for t in tokens)
+                letters = "[A-Z]" if upper else r"[^\W\d_]"
+                parts.append(f"{letters}{{{max(1, lo - 1)},{hi + 2}}}")
+            elif cls == " ":
+                parts.append(r"\s+")
+            else:
+                parts.append("\\" + literal if literal in _SPECIAL else literal)
+        patterns.append("".join(parts))
+    return patterns[0] if len(patterns) == 1 else "(?:" + "|".join(patterns) + ")"
+
+
+def _shape_group(values: Sequence[str]) -> dict[str, Any] | None:
+    pattern = _shape_pattern(values)
+    if pattern is None:
+        return None
+    return {"name": "shape (mined)", "rules": [{"type": "regex", "pattern": pattern}]}
+
+
+def _length_group(values: Sequence[str]) -> dict[str, Any] | None:
+    lengths = [len(v.strip()) for v in values]
+    lo, hi = max(1, math.floor(min(lengths) * 0.8)), math.ceil(max(lengths) * 1.25)
+    return {"name": "length (mined)", "rules": [{"type": "length", "min": lo, "max": hi}]}
+
+
+def _amount_group(values: Sequence[str]) -> dict[str, Any] | None:
+    amounts = [parse_amount(v) for v in values]
+    if sum(a is not None for a in amounts) < 0.95 * len(values):
+        return None
+    rule: dict[str, Any] = {"type": "amount"}
+    if all(a is None or a >= 0 for a in amounts):
+        rule["min"] = 0
+    return {"name": "amount (mined)", "rules": [rule]}
+
+
+def _enumeration_group(values: Sequence[str]) -> dict[str, Any] | None:
+    counts = Counter(v.strip().casefold() for v in values)
+    if len(counts) > _MAX_CHOICES or len(values) < 10 or min(counts.values()) < 2:
+        return None
+    firsts: dict[str, str] = {}
+    for v in values:
+        firsts.setdefault(v.strip().casefold(), v.strip())
+    return {"name": "one of (mined)", "rules": [
+        {"type": "one_of", "values": sorted(firsts.values()), "case_sensitive": False}]}
+
+
+_MINERS: dict[str, Callable[[Sequence[str]], dict[str, Any] | None]] = {
+    "date": _date_group, "amount": _amount_group, "enumeration": _enumeration_group,
+    "shape": _shape_group, "length": _length_group,
+}
+
+
+def mine(values: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The rule groups each miner makes of ``values`` (filled right values), by kind."""
+    values = [v for v in values if isinstance(v, str) and v.strip()]
+    if len(values) < _MIN_VALUES:
+        return {}
+    found = {}
+    for kind, miner in _MINERS.items():
+        group = miner(values)
+        if group is not None:
+            found[kind] = group
+    return found
+
+
+# -- measured on the held-back part -------------------------------------------------------
+def suggest(rows: pd.DataFrame, *, confident: float = 0.9) -> pd.DataFrame:
+    """Rule groups mined per target, columns `SUGGESTION_COLUMNS`.
+
+    ``rows``: ``document``, ``target``, ``value``, ``kind`` (`error_kinds.kinds`) and
+    ``confidence``. With truth (some ``kind`` is not ``unlabelled``), mined from right
+    values; else from values of at least ``confident`` confidence. ``meets`` says the
+    false-alarm rate on the held-back part is at most 2%; ``best`` marks, per target,
+    the one that catches most wrong values among those (without truth: the narrowest
+    that meets it, in the order date, amount, enumeration, shape, length).
+    """
+    out: list[dict[str, Any]] = []
+    labelled = bool((rows["kind"].astype(object) != "unlabelled").any()) if len(rows) else False
+    for target, part in rows.groupby("target", sort=False, observed=True):
+        values = part["value"].astype(object).where(part["value"].notna(), "").astype(str)
+        filled = (values.str.strip() != "").to_numpy()
+        kind = part["kind"].astype(object).to_numpy()
+        if labelled:
+            good = (kind == "right") & filled
+            source = "right values"
+        else:
+            confidence = pd.to_numeric(part["confidence"], errors="coerce").to_numpy(float)
+            good = (np.nan_to_num(confidence, nan=0.0) >= confident) & filled
+            source = f"values of confidence >= {confident:g} (no truth)"
+        bad = np.isin(kind, ["spurious", "format_only", "other_target", "wrong"]) & filled
+        held = (part["document"].map(half_of) == "held").to_numpy()
+        array = values.to_numpy(dtype=object)
+        for mined_kind, group in mine(list(array[good & ~held])).items():
+            passes = group_passes(array, group)
+            n_right, n_wrong = int((good & held).sum()), int((bad & held).sum())
+            alarms, catches = int((~passes & good & held).sum()), int((~passes & bad & held).sum())
+            rate = alarms / n_right if n_right else np.nan
+            out.append({
+                "target": str(target), "kind": mined_kind,
+                "rules": " | ".join(describe_rule(r) for r in group["rules"]),
+                "group": group, "mined_from": source, "n_mined": int((good & ~held).sum()),
+                "n_right_held": n_right, "false_alarms": alarms, "false_alarm_rate": rate,
+                "n_wrong_held": n_wrong if labelled else 0, "catches": catches if labelled else 0,
+                "catch_rate": catches / n_wrong if labelled and n_wrong else np.nan,
+                "meets": bool(n_right and rate <= MAX_FALSE_ALARMS), "best": False,
+            })
+    table = pd.DataFrame(out, columns=list(SUGGESTION_COLUMNS))
+    for _, part in table.groupby("target", sort=False):
+        meeting = part.loc[part["meets"]]
+        if meeting.empty:
+            continue
+        best = (meeting["catch_rate"].fillna(-1).idxmax() if labelled
+                else meeting.index[0])
+        table.loc[best, "best"] = True
+    return table
