@@ -65,6 +65,7 @@ _MAX_SHAPES = 8  # shapes a regex may list before the values count as free text
 _SHAPE_COVER = 0.95  # of the mined values the listed shapes must cover
 _MAX_CHOICES = 8  # distinct values an enumeration may hold
 _SPECIAL = set(".^$*+?{}[]\\|()")  # what a literal needs escaped (re.escape does more)
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _TOKEN = re.compile(r"\d+|[^\W\d_]+|\s+|.", re.UNICODE)
 
 
@@ -80,7 +81,12 @@ def _date_group(values: Sequence[str]) -> dict[str, Any] | None:
                 for f in DATE_CANDIDATES}
     read_any = set().union(*readable.values())
     if len(read_any) < 0.5 * len(values):
-        return None
+        # Printed in a language strptime does not read ("29 maart 2014"): their shape,
+        # where nearly all of them carry a year.
+        dated = sum(_YEAR.search(v) is not None for v in values)
+        shape = _shape_pattern(values) if dated >= 0.9 * len(values) else None
+        return None if shape is None else {
+            "name": "date format (mined)", "rules": [{"type": "regex", "pattern": shape}]}
     chosen: list[str] = []
     left = set(read_any)
     while left:
