@@ -8,7 +8,7 @@ DATA_DIR ?= var/service
 # The token `make serve` registers for the development user (header X-Api).
 SERVICE_API_KEY ?= servicetools-dev-token
 
-.PHONY: demo test test-fast test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-estimate bench-rename bench-ocr bench-sets bench-tables bench-ranker bench-reliability bench-audit-scale \
+.PHONY: demo test test-fast test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-doctor bench-estimate bench-rename bench-ocr bench-sets bench-tables bench-ranker bench-reliability bench-audit-scale \
 	bench-limits bench-scale train serve lint clean
 
 $(STAMP): pyproject.toml
@@ -94,6 +94,11 @@ bench-rename: $(STAMP)
 # intervals, the review plan's catch; each real set against the others as reference.
 bench-estimate: $(STAMP)
 	$(PY) bench/estimate.py --root $(DEV_DATA)
+
+# The configuration doctor on defects planted one at a time in the real sets'
+# configurations, each extracted again (about 10 minutes).
+bench-doctor: $(STAMP)
+	$(PY) bench/doctor.py --root $(DEV_DATA)
 
 bench-sets: $(STAMP)
 	$(PY) bench/sets.py --root $(DEV_DATA)

@@ -188,16 +188,21 @@ def _added(set_name: str, defect: str, configuration: dict[str, Any], name: str,
     return Planting(set_name, defect, name, planted, group["name"])
 
 
-def found_in_top(doc: audit.Doctor, planting: Planting) -> bool:
-    """Whether the planted defect is among the doctor's top findings for its target."""
+def found_in_top(doc: audit.Doctor, planting: Planting, healthy: audit.Doctor) -> bool:
+    """Whether the planted defect is among the doctor's top findings for its target: the
+    planted rule group named; for a description, a finding on the description that
+    counts more values than any the working configuration's doctor had for the target
+    (a hard target has such findings without any defect)."""
     targets = [planting.target] + ([planting.partner] if planting.partner else [])
     top = doc.findings.loc[doc.findings["target"].isin(targets)
                            & (doc.findings["rank"] <= TOP)]
     if planting.group is not None:
         return bool(((top["cause"] == "rule") & (top["group"] == planting.group)).any())
-    if planting.partner is not None:
-        return bool((top["cause"] == "description").any())
-    return bool((top["cause"] == "description").any())
+    before = healthy.findings.loc[
+        healthy.findings["target"].isin([planting.renamed.get(t, t) for t in targets])
+        & (healthy.findings["cause"] == "description"), "affected"]
+    said = top.loc[top["cause"] == "description", "affected"]
+    return bool(len(said) and said.max() > (before.max() if len(before) else 0))
 
 
 def changed(base: pd.DataFrame, planted: pd.DataFrame, planting: Planting) -> bool:
@@ -262,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                            planting.renamed)
             doc = audit.doctor(rows, configuration=planting.configuration)
             effective = changed(base, rows, planting)
-            hit = found_in_top(doc, planting) if effective else False
+            hit = found_in_top(doc, planting, healthy) if effective else False
             results.append({"set": set_name, "defect": planting.defect,
                             "target": planting.renamed.get(planting.target, planting.target),
                             "effective": effective, "found": hit})

@@ -163,7 +163,7 @@ def test_the_changed_configuration_passes_the_services_check(tmp_path: Path) -> 
     path = tmp_path / "invoices.json"
     path.write_text(json.dumps(_configuration(date_tree=strict)))
     dr = audit.doctor(_graded(), configuration=path)
-    fixed = {"name": "date", "rule_groups": [dr.suggested("Date")]}
+    fixed = dr.suggested("Date")
     dr.change("Date", fixed)
     written = dr.write(tmp_path / "out" / "invoices.json")
     loaded = json.loads(written.read_text())

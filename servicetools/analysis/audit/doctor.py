@@ -41,7 +41,7 @@ suggestions mined from values of high confidence, marked as such.
 >>> first = dr.findings.iloc[0]
 >>> first["finding"], first["group"], int(first["affected"])
 ('rule rejects right values', 'iso date', 12)
->>> after = dr.what_if("Date", {"name": "date", "rule_groups": [dr.suggested("Date")]})
+>>> after = dr.what_if("Date", dr.suggested("Date"))
 >>> after.pass_rate_before, after.pass_rate_after
 (0.0, 1.0)
 """
@@ -173,11 +173,14 @@ class Doctor:
     changes: dict[str, Any] = field(default_factory=dict)
 
     def suggested(self, target: str) -> dict[str, Any] | None:
-        """The best suggestion's rule group for ``target`` (None when none meets the
-        false-alarm limit)."""
+        """A validation tree of the best suggestion's groups for ``target`` (None when
+        none keeps to the false-alarm limit)."""
         best = self.suggestions.loc[(self.suggestions["target"] == target)
                                     & self.suggestions["best"]]
-        return copy.deepcopy(best["group"].iloc[0]) if len(best) else None
+        if not len(best):
+            return None
+        return {"name": f"{target} (mined)",
+                "rule_groups": copy.deepcopy(list(best["groups"].iloc[0]))}
 
     def what_if(self, target: str, tree: Mapping[str, Any] | None) -> WhatIf:
         """``target``'s pass rate, detectors and review numbers with ``tree`` in place of
@@ -408,7 +411,8 @@ def _fix_for(kinds_of_group: set[Any], mined: pd.DataFrame) -> Any:
         same = mined.loc[(mined["kind"] == wanted.get(kind)) & mined["meets"]]
         if len(same):
             return copy.deepcopy(same["group"].iloc[0])
-    best = mined.loc[mined["best"]]
+    single = mined.loc[mined["meets"] & (mined["kind"] != "combined")]
+    best = single.sort_values("catch_rate", ascending=False, kind="stable")
     return copy.deepcopy(best["group"].iloc[0]) if len(best) else None
 
 
@@ -474,7 +478,9 @@ def _value_findings(target: str, part: pd.DataFrame, rows: pd.DataFrame,
                 f" although the rules accept the truth (e.g. {', '.join(shown)}): the truth is "
                 f"{looks}; the name and description may not say what to look for{said}"))
     if counts.get("spurious", 0):
-        mined = suggestions.loc[(suggestions["target"] == target) & suggestions["best"]]
+        mined = suggestions.loc[(suggestions["target"] == target) & suggestions["meets"]
+                                & (suggestions["kind"] != "combined")].sort_values(
+            "catch_rate", ascending=False, kind="stable")
         out.append(_finding(
             target, "value where there is none", counts["spurious"], n,
             f"{counts['spurious']} of {n} values read where the document has none"

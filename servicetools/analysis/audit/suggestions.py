@@ -12,7 +12,9 @@ what it saw shows its false alarms). Each suggestion is a D10 rule group:
   lengths, punctuation as printed), when a few shapes cover the values;
 - ``length``: the range of lengths, widened a little;
 - ``amount``: an amount, at least 0 when no right value is negative;
-- ``enumeration``: one of a few values, each seen more than once.
+- ``enumeration``: one of a few values, each seen more than once;
+- ``required``: not empty, when no right value is blank (the target is always there);
+- ``combined``: every group above that keeps to the false-alarm limit, together.
 
 Without truth, rules are mined from the values read with high confidence and judged
 on the other part's confident values (false alarms only; catches need truth), and
@@ -46,7 +48,7 @@ __all__ = ["DATE_CANDIDATES", "SUGGESTION_COLUMNS", "half_of", "mine", "suggest"
 
 #: The columns of `suggest`'s frame, one row per mined rule group.
 SUGGESTION_COLUMNS: tuple[str, ...] = (
-    "target", "kind", "rules", "group", "mined_from", "n_mined", "n_right_held",
+    "target", "kind", "rules", "group", "groups", "mined_from", "n_mined", "n_right_held",
     "false_alarms", "false_alarm_rate", "n_wrong_held", "catches", "catch_rate", "meets",
     "best")
 #: Printed date formats tried on right values, the commonest first (ties go to the
@@ -189,29 +191,47 @@ _MINERS: dict[str, Callable[[Sequence[str]], dict[str, Any] | None]] = {
 }
 
 
-def mine(values: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The rule groups each miner makes of ``values`` (filled right values), by kind."""
-    values = [v for v in values if isinstance(v, str) and v.strip()]
-    if len(values) < _MIN_VALUES:
+def mine(values: Sequence[str], *, blanks: int = 0) -> dict[str, dict[str, Any]]:
+    """The rule groups each miner makes of ``values`` (right values), by kind; with no
+    ``blanks`` among the right values (the target is always there), ``required`` too."""
+    filled = [v for v in values if isinstance(v, str) and v.strip()]
+    if len(filled) < _MIN_VALUES:
         return {}
     found = {}
+    if not blanks and len(filled) == len(values):
+        found["required"] = {"name": "required (mined)", "rules": [{"type": "not_empty"}]}
     for kind, miner in _MINERS.items():
-        group = miner(values)
+        group = miner(filled)
         if group is not None:
             found[kind] = group
     return found
 
 
 # -- measured on the held-back part -------------------------------------------------------
+def _measure(passes: np.ndarray, good: np.ndarray, bad: np.ndarray, held: np.ndarray,
+             labelled: bool) -> dict[str, Any]:
+    n_right, n_wrong = int((good & held).sum()), int((bad & held).sum())
+    alarms, catches = int((~passes & good & held).sum()), int((~passes & bad & held).sum())
+    rate = alarms / n_right if n_right else np.nan
+    return {"n_right_held": n_right, "false_alarms": alarms, "false_alarm_rate": rate,
+            "n_wrong_held": n_wrong if labelled else 0, "catches": catches if labelled else 0,
+            "catch_rate": catches / n_wrong if labelled and n_wrong else np.nan,
+            "meets": bool(n_right and rate <= MAX_FALSE_ALARMS)}
+
+
 def suggest(rows: pd.DataFrame, *, confident: float = 0.9) -> pd.DataFrame:
     """Rule groups mined per target, columns `SUGGESTION_COLUMNS`.
 
     ``rows``: ``document``, ``target``, ``value``, ``kind`` (`error_kinds.kinds`) and
     ``confidence``. With truth (some ``kind`` is not ``unlabelled``), mined from right
-    values; else from values of at least ``confident`` confidence. ``meets`` says the
-    false-alarm rate on the held-back part is at most 2%; ``best`` marks, per target,
-    the one that catches most wrong values among those (without truth: the narrowest
-    that meets it, in the order date, amount, enumeration, shape, length).
+    values and judged, as the service would validate, on every held-back value: a right
+    one failed is a false alarm (a blank right value fails every rule but ``required``'s
+    absence: D10 has no rule that accepts a blank), a wrong one failed (missed ones too)
+    a catch. Without truth, mined from values of at least ``confident`` confidence and
+    judged on the held-back ones. ``meets``: at most 2% false alarms. ``groups`` holds
+    the row's groups; a ``combined`` row holds every group of the target that meets it,
+    judged together. ``best`` marks, per target, the row that catches most among those
+    that meet it (without truth: the first that meets it).
     """
     out: list[dict[str, Any]] = []
     labelled = bool((rows["kind"].astype(object) != "unlabelled").any()) if len(rows) else False
@@ -220,29 +240,35 @@ def suggest(rows: pd.DataFrame, *, confident: float = 0.9) -> pd.DataFrame:
         filled = (values.str.strip() != "").to_numpy()
         kind = part["kind"].astype(object).to_numpy()
         if labelled:
-            good = (kind == "right") & filled
+            good = kind == "right"
             source = "right values"
         else:
             confidence = pd.to_numeric(part["confidence"], errors="coerce").to_numpy(float)
             good = (np.nan_to_num(confidence, nan=0.0) >= confident) & filled
             source = f"values of confidence >= {confident:g} (no truth)"
-        bad = np.isin(kind, ["spurious", "format_only", "other_target", "wrong"]) & filled
+        bad = np.isin(kind, ["missed", "spurious", "format_only", "other_target", "wrong"])
         held = (part["document"].map(half_of) == "held").to_numpy()
         array = values.to_numpy(dtype=object)
-        for mined_kind, group in mine(list(array[good & ~held])).items():
+        blanks = int((good & ~held & ~filled).sum()) if labelled else 1
+        mined = mine(list(array[good & ~held]), blanks=blanks)
+        passing: list[tuple[dict[str, Any], np.ndarray]] = []
+        for mined_kind, group in mined.items():
             passes = group_passes(array, group)
-            n_right, n_wrong = int((good & held).sum()), int((bad & held).sum())
-            alarms, catches = int((~passes & good & held).sum()), int((~passes & bad & held).sum())
-            rate = alarms / n_right if n_right else np.nan
-            out.append({
-                "target": str(target), "kind": mined_kind,
-                "rules": " | ".join(describe_rule(r) for r in group["rules"]),
-                "group": group, "mined_from": source, "n_mined": int((good & ~held).sum()),
-                "n_right_held": n_right, "false_alarms": alarms, "false_alarm_rate": rate,
-                "n_wrong_held": n_wrong if labelled else 0, "catches": catches if labelled else 0,
-                "catch_rate": catches / n_wrong if labelled and n_wrong else np.nan,
-                "meets": bool(n_right and rate <= MAX_FALSE_ALARMS), "best": False,
-            })
+            figures = _measure(passes, good, bad, held, labelled)
+            if figures["meets"]:
+                passing.append((group, passes))
+            out.append({"target": str(target), "kind": mined_kind,
+                        "rules": " | ".join(describe_rule(r) for r in group["rules"]),
+                        "group": group, "groups": [group], "mined_from": source,
+                        "n_mined": int((good & ~held).sum()), **figures, "best": False})
+        if len(passing) > 1:
+            together = np.logical_and.reduce([p for _, p in passing])
+            out.append({"target": str(target), "kind": "combined",
+                        "rules": " & ".join(f"({describe_rule(r)})" for g, _ in passing
+                                            for r in g["rules"][:1]),
+                        "group": None, "groups": [g for g, _ in passing],
+                        "mined_from": source, "n_mined": int((good & ~held).sum()),
+                        **_measure(together, good, bad, held, labelled), "best": False})
     table = pd.DataFrame(out, columns=list(SUGGESTION_COLUMNS))
     for _, part in table.groupby("target", sort=False):
         meeting = part.loc[part["meets"]]
