@@ -96,7 +96,7 @@ bench-estimate: $(STAMP)
 	$(PY) bench/estimate.py --root $(DEV_DATA)
 
 # The configuration doctor on defects planted one at a time in the real sets'
-# configurations, each extracted again (about 10 minutes).
+# configurations, each extracted again (about 11 minutes).
 bench-doctor: $(STAMP)
 	$(PY) bench/doctor.py --root $(DEV_DATA)
 
