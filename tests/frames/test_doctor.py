@@ -170,6 +170,10 @@ def test_the_changed_configuration_passes_the_services_check(tmp_path: Path) -> 
     assert check_configuration(loaded) == []
     assert loaded["extraction_targets"][0]["validation_tree"] == fixed
     assert json.loads(path.read_text())["extraction_targets"][0]["validation_tree"] == strict
+    # Every target's mined tree is one a configuration file may hold.
+    every = {t: dr.suggested(t) for t in ("Date", "Due", "Total")}
+    assert all(every.values())
+    assert check_configuration(dr.configuration_with(every)) == []
 
 
 def test_bad_requests_get_clear_errors() -> None:

@@ -11,7 +11,7 @@ what it saw shows its false alarms). Each suggestion is a D10 rule group:
 - ``shape``: a regex of the values' shapes (runs of digits and letters with their
   lengths, punctuation as printed), when a few shapes cover the values;
 - ``length``: the range of lengths, widened a little;
-- ``amount``: an amount, at least 0 when no right value is negative;
+- ``amount``: an amount;
 - ``enumeration``: one of a few values, each seen more than once;
 - ``required``: not empty, when no right value is blank (the target is always there);
 - ``combined``: every group above that keeps to the false-alarm limit, together.
@@ -165,13 +165,11 @@ def _length_group(values: Sequence[str]) -> dict[str, Any] | None:
 
 
 def _amount_group(values: Sequence[str]) -> dict[str, Any] | None:
+    # D10's amount rule takes no bounds (a number rule does, but refuses currency signs).
     amounts = [parse_amount(v) for v in values]
     if sum(a is not None for a in amounts) < 0.95 * len(values):
         return None
-    rule: dict[str, Any] = {"type": "amount"}
-    if all(a is None or a >= 0 for a in amounts):
-        rule["min"] = 0
-    return {"name": "amount (mined)", "rules": [rule]}
+    return {"name": "amount (mined)", "rules": [{"type": "amount"}]}
 
 
 def _enumeration_group(values: Sequence[str]) -> dict[str, Any] | None:
