@@ -163,7 +163,7 @@ def test_the_changed_configuration_passes_the_services_check(tmp_path: Path) -> 
     path = tmp_path / "invoices.json"
     path.write_text(json.dumps(_configuration(date_tree=strict)))
     dr = audit.doctor(_graded(), configuration=path)
-    fixed = dr.suggested("Date")
+    fixed = dr.suggested_tree("Date")
     dr.change("Date", fixed)
     written = dr.write(tmp_path / "out" / "invoices.json")
     loaded = json.loads(written.read_text())
@@ -171,7 +171,7 @@ def test_the_changed_configuration_passes_the_services_check(tmp_path: Path) -> 
     assert loaded["extraction_targets"][0]["validation_tree"] == fixed
     assert json.loads(path.read_text())["extraction_targets"][0]["validation_tree"] == strict
     # Every target's mined tree is one a configuration file may hold.
-    every = {t: dr.suggested(t) for t in ("Date", "Due", "Total")}
+    every = {t: dr.suggested_tree(t) for t in ("Date", "Due", "Total")}
     assert all(every.values())
     assert check_configuration(dr.configuration_with(every)) == []
 

@@ -41,7 +41,7 @@ suggestions mined from values of high confidence, marked as such.
 >>> first = dr.findings.iloc[0]
 >>> first["finding"], first["group"], int(first["affected"])
 ('rule rejects right values', 'iso date', 12)
->>> after = dr.what_if("Date", dr.suggested("Date"))
+>>> after = dr.what_if("Date", dr.suggested_tree("Date"))
 >>> after.pass_rate_before, after.pass_rate_after
 (0.0, 1.0)
 """
@@ -173,8 +173,17 @@ class Doctor:
     changes: dict[str, Any] = field(default_factory=dict)
 
     def suggested(self, target: str) -> dict[str, Any] | None:
-        """A validation tree of the best suggestion's groups for ``target`` (None when
-        none keeps to the false-alarm limit)."""
+        """The mined rule group for ``target`` that catches most wrong values among those
+        that keep to the false-alarm limit (None when none does)."""
+        mined = self.suggestions.loc[(self.suggestions["target"] == target)
+                                     & self.suggestions["meets"]
+                                     & (self.suggestions["kind"] != "combined")]
+        mined = mined.sort_values("catch_rate", ascending=False, kind="stable")
+        return copy.deepcopy(mined["group"].iloc[0]) if len(mined) else None
+
+    def suggested_tree(self, target: str) -> dict[str, Any] | None:
+        """A validation tree of the best suggestion's groups for ``target`` (``combined``
+        when all of them together catch most), or None."""
         best = self.suggestions.loc[(self.suggestions["target"] == target)
                                     & self.suggestions["best"]]
         if not len(best):
