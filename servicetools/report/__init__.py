@@ -21,6 +21,11 @@ many of the riskiest values to review so that the rest are expected to be wrong 
 ``audit`` rows a review plan drew at random, or truth of a random sample) makes the
 estimate prediction-powered. With truth too, the estimate stands beside the measured
 accuracy.
+
+`doctor` is the configuration doctor's page (``servicetools doctor``, `doctor_cli`):
+per configuration, what `audit.doctor` finds, and the configuration with its suggestions
+taken; `doctor_page` writes it. Both pages read batches and truth through `inputs` and
+are made of `markup` (style, tables); `page` is the report's.
 """
 
 from __future__ import annotations
