@@ -1,4 +1,4 @@
-"""``servicetools``: serve | worker | keys | config check | extract | report | demo."""
+"""``servicetools``: serve | worker | keys | config check | extract | report | doctor | demo."""
 
 from __future__ import annotations
 
@@ -256,9 +256,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .extract_cli import add_parser as add_extract_parser
     from .report.cli import add_parser as add_report_parser
+    from .report.doctor_cli import add_parser as add_doctor_parser
 
     add_extract_parser(sub)
     add_report_parser(sub)
+    add_doctor_parser(sub)
     return parser
 
 

@@ -21,13 +21,17 @@ many of the riskiest values to review so that the rest are expected to be wrong 
 ``audit`` rows a review plan drew at random, or truth of a random sample) makes the
 estimate prediction-powered. With truth too, the estimate stands beside the measured
 accuracy.
+
+`doctor` is the configuration doctor's page (``servicetools doctor``, `doctor_cli`):
+per configuration, what `audit.doctor` finds, and the configuration with its suggestions
+taken; `doctor_page` writes it. Both pages read batches and truth through `inputs` and
+are made of `markup` (style, tables); `page` is the report's.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,7 @@ from ..analysis.audit.arguments import check_rate
 from ..analysis.ledger import Ledger
 from ..client import Batch
 from ..extras import require_all
+from .inputs import batches_of, truth_source
 
 __all__ = [
     "BY",
@@ -137,27 +142,6 @@ class Report:
         return summary(self)
 
 
-def _batches(source: Batch | str | os.PathLike[str] | Iterable[Any] | Mapping[str, Batch]
-             ) -> dict[str, Batch]:
-    """``{label: Batch}`` from batches, saved batch files, or a mapping of them."""
-    if isinstance(source, Mapping):
-        return {str(k): v if isinstance(v, Batch) else Batch.load(v) for k, v in source.items()}
-    items = [source] if isinstance(source, Batch | str | os.PathLike) else list(source)
-    out: dict[str, Batch] = {}
-    for i, item in enumerate(items):
-        if isinstance(item, Batch):
-            label = str(item.configuration.get("name") or item.configuration.get("id")
-                        or f"batch {i + 1}")
-        else:
-            label, item = Path(item).name, Batch.load(item)
-        while label in out:  # two batches of one configuration: both kept
-            label += "'"
-        out[label] = item
-    if not out:
-        raise ValueError("no batch given: pass Batch objects or saved .jsonl files")
-    return out
-
-
 def _only(frame: pd.DataFrame, column: str, keep: set[str]) -> pd.DataFrame:
     """The rows whose ``column`` is in ``keep``, holding only the categories they use."""
     part = frame.loc[frame[column].astype(object).isin(keep)] if column in frame.columns else (
@@ -184,20 +168,12 @@ def _extraction_ids(fields: pd.DataFrame, cells: pd.DataFrame) -> set[str]:
     return ids
 
 
-def _truth_source(source: Any) -> Any:
-    """A saved corrections ledger (``.parquet``) as its frame; anything else as given
-    (what `audit.truth` reads)."""
-    if isinstance(source, str | os.PathLike) and Path(source).suffix == ".parquet":
-        return Ledger.load(source).frame
-    return source
-
-
 def _audit_sample(sample: Any) -> Any:
     """An audit sample as `audit.estimate` takes it: a ledger that marks audit rows as
     it is (`estimate` counts its reviewed rows as reviewed and the audit rows as the
     random sample of the rest); a ledger that says of every row that it was reviewed
     for its risk is refused; truth, or a ledger that does not say, is taken as given."""
-    sample = _truth_source(sample)
+    sample = truth_source(sample)
     frame = sample.frame if isinstance(sample, Ledger) else sample
     if not isinstance(frame, pd.DataFrame) or "audit" not in frame.columns or (
             "new_value" not in frame.columns):
@@ -282,18 +258,18 @@ def build(batches: Any, out_dir: str | os.PathLike[str] = "report", *, truth: An
     if write:  # before the work, not after: the page's plots need matplotlib
         require_all(["plots"], feature="the report")
     start = time.perf_counter()
-    found = _batches(batches)
+    found = batches_of(batches)
     results = list(found.values())
     field_frame, cell_frame = frames.fields(results), frames.cells(results)
     graded = None
     if truth is not None:
-        truth = _truth_source(truth)
+        truth = truth_source(truth)
         expected = truth if isinstance(truth, pd.DataFrame) else audit.truth(truth)
         graded = audit.grade(field_frame, expected, cells=cell_frame, normalize=normalize)
     reference_rows = None
     if reference is not None:
-        known = list(_batches(reference).values())
-        reference_rows = audit.labelled(frames.fields(known), _truth_source(reference_truth),
+        known = list(batches_of(reference).values())
+        reference_rows = audit.labelled(frames.fields(known), truth_source(reference_truth),
                                         cells=frames.cells(known), normalize=normalize)
         if not reference_rows["correct"].notna().any():
             raise ValueError("the reference truth grades none of the reference's values: "

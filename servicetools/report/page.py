@@ -11,9 +11,7 @@ within the budget, no graded values) it says why instead of showing "-":
 
 from __future__ import annotations
 
-import html
 import math
-import re
 import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
@@ -21,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..analysis import audit, frames
+from .markup import STYLE, esc, html_table, plural, shorten, slug_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -52,23 +51,6 @@ def count(x: Any) -> str:
     return "–" if x is None or pd.isna(x) else f"{int(x):,}"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}{'es' if word.endswith('h') else 's'}"
-
-
-def _short(text: str, limit: int = 90) -> str:
-    """A long condition (a date rule lists 20 formats) cut to a line or two."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _e(x: Any) -> str:
-    return html.escape(str(x))
-
-
-def _slug(label: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower() or "all"
-
-
 # -- thresholds, explained ---------------------------------------------------------------
 def threshold_note(th: audit.Thresholds, target: str) -> tuple[str, str]:
     """(threshold, what it means) for one target: the figure, or why there is none."""
@@ -93,16 +75,6 @@ def threshold_note(th: audit.Thresholds, target: str) -> tuple[str, str]:
 
 
 # -- tables ------------------------------------------------------------------------------
-def _table(header: list[str], rows: list[list[tuple[str, str]]], caption: str = "") -> str:
-    """An HTML table; each cell is (text, class): ``n`` numbers, ``note`` prose."""
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(
-        f'<td class="{cls}">{_e(text)}</td>' if cls else f"<td>{_e(text)}</td>"
-        for text, cls in row) + "</tr>" for row in rows)
-    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def _target_table(section: Section, budget: float) -> str:
     card = section.scorecard
     header = ["target", "kind", "values", "fill rate", "mean confidence",
@@ -115,7 +87,7 @@ def _target_table(section: Section, budget: float) -> str:
         row = [(str(target), ""), (str(r["kind"]), ""), (count(r["n_values"]), "n"),
                (pct(r["fill_rate"]), "n"), (conf(r["confidence_mean"]), "n"),
                (conf(r["confidence_p10"]), "n"), (pct(r["pass_rate"]), "n"),
-               ("" if pd.isna(r["top_condition"]) else _short(str(r["top_condition"])),
+               ("" if pd.isna(r["top_condition"]) else shorten(str(r["top_condition"])),
                 "note")]
         if truth:
             row += _graded_cells(section, str(target))
@@ -124,7 +96,7 @@ def _target_table(section: Section, budget: float) -> str:
         row = [(f"all {section.label} targets", ""), ("", ""),
                (count(card["n_values"].sum()), "n")] + [("", "")] * 5
         rows.append(row + _graded_cells(section, audit.ALL))
-    return _table(header, rows)
+    return html_table(header, rows)
 
 
 def _graded_cells(section: Section, target: str) -> list[tuple[str, str]]:
@@ -189,7 +161,7 @@ def _estimate_table(section: Section, report: Report) -> str:
         row += [(count(r["n_reference"]), "n"), (to_review(section, str(target)), "n"),
                 (estimate_note(r), "note")]
         rows.append(row)
-    return ("<h3>Accuracy estimated without truth</h3>" + _table(header, rows))
+    return ("<h3>Accuracy estimated without truth</h3>" + html_table(header, rows))
 
 
 def _overview(report: Report) -> str:
@@ -216,7 +188,7 @@ def _overview(report: Report) -> str:
                     (interval(overall["low"], overall["high"]), "n"),
                     (to_review(s, audit.ALL), "n")]
         rows.append(row)
-    return _table(header, rows)
+    return html_table(header, rows)
 
 
 def _batches(report: Report) -> str:
@@ -226,7 +198,7 @@ def _batches(report: Report) -> str:
         rows.append([(label, ""), (str(name), ""), (count(len(b)), "n"),
                      (count(len(b.results)), "n"), (count(len(b.failures)), "n"),
                      (f"{b.timings['total_s']:.0f} s" if "total_s" in b.timings else "–", "n")])
-    return _table(["batch", "configuration", "documents", "ended", "failed", "time"], rows)
+    return html_table(["batch", "configuration", "documents", "ended", "failed", "time"], rows)
 
 
 def _failures(report: Report) -> str:
@@ -245,7 +217,7 @@ def _failures(report: Report) -> str:
     return (f'<h2>Documents without a result</h2><p class="warn">{count(len(failures))} of '
             f"{count(sum(len(b) for b in report.batches.values()))} documents gave no "
             "result; they are not in the figures below.</p>"
-            + _table(["stage", "reason", "documents", "for example"], rows) + tail)
+            + html_table(["stage", "reason", "documents", "for example"], rows) + tail)
 
 
 # -- plots -------------------------------------------------------------------------------
@@ -282,31 +254,6 @@ def _figure_of(ax: Any) -> Figure:
 
 
 # -- the page ----------------------------------------------------------------------------
-_STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#222}
-main{max-width:1320px;margin:0 auto;padding:20px 32px 48px}
-h1{font-size:24px;margin:0 0 4px}
-h2{font-size:19px;margin:36px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
-h3{font-size:15px;margin:20px 0 6px}
-.lede{color:#555;margin:0 0 12px}
-.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
-.card{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:140px}
-.card b{display:block;font-size:20px}
-table{border-collapse:collapse;font-size:13px;margin:6px 0 14px;max-width:100%}
-th,td{padding:4px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
-th{background:#f5f5f5;font-weight:600}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.note{color:#555;min-width:140px;max-width:300px}
-.plots{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:18px;align-items:start}
-figure{margin:0}
-figure.wide{grid-column:1/-1}
-figure img{max-width:100%;height:auto;border:1px solid #eee}
-figcaption{font-size:12px;color:#555}
-.warn{background:#fff4e5;border-left:4px solid #E69F00;padding:6px 12px}
-dl dt{font-weight:600}
-dl dd{margin:0 0 6px 16px;color:#444}
-"""
-
 _GLOSSARY = [
     ("fill rate", "for a field, the share of extractions with a non-blank value; for a "
      "table column, the share of its cells that are not blank"),
@@ -339,7 +286,7 @@ def _section_html(report: Report, section: Section, images: dict[str, list[tuple
                   ) -> str:
     title = section.label if report.by == "none" else (
         f"{report.by.replace('_', ' ')}: {section.label}")
-    parts = [f'<h2 id="{_slug(section.label)}">{_e(title)}</h2>',
+    parts = [f'<h2 id="{slug_of(section.label)}">{esc(title)}</h2>',
              f'<p class="lede">{count(section.extractions)} extractions, '
              f"{count(len(section.fields) + len(section.cells))} values</p>",
              _target_table(section, report.error_budget)]
@@ -348,8 +295,8 @@ def _section_html(report: Report, section: Section, images: dict[str, list[tuple
     parts.append('<div class="plots">')
     for name, caption in images[section.label]:
         wide = ' class="wide"' if "failures" in name or "confidence" in name else ""
-        parts.append(f'<figure{wide}><img src="{_e(name)}" alt="{_e(caption)}">'
-                     f"<figcaption>{_e(caption)}</figcaption></figure>")
+        parts.append(f'<figure{wide}><img src="{esc(name)}" alt="{esc(caption)}">'
+                     f"<figcaption>{esc(caption)}</figcaption></figure>")
     parts.append("</div>")
     return "\n".join(parts)
 
@@ -362,7 +309,7 @@ def _cards(report: Report) -> str:
     if report.has_truth:
         cards.append(("accuracy", pct(report.overall_accuracy)))
     return '<div class="cards">' + "".join(
-        f'<div class="card"><b>{_e(v)}</b>{_e(k)}</div>' for k, v in cards) + "</div>"
+        f'<div class="card"><b>{esc(v)}</b>{esc(k)}</div>' for k, v in cards) + "</div>"
 
 
 def _reference_note(report: Report) -> str:
@@ -380,14 +327,14 @@ def _reference_note(report: Report) -> str:
     text = (f"Estimates learnt on {count(labelled)} labelled values of the reference, "
             f"{pct(report.reference['correct'].dropna().astype(bool).mean())} of them right")
     if report.sample is None:
-        return f'<p class="lede">{_e(text)}; no audit sample of these batches was given.</p>'
+        return f'<p class="lede">{esc(text)}; no audit sample of these batches was given.</p>'
     audited = sum(int(s.estimate.loc[audit.ALL, "n_sample"]) for s in report.sections
                   if s.estimate is not None)
     if not audited:
-        return (f'<p class="lede">{_e(text)}.</p><p class="warn">The audit sample '
+        return (f'<p class="lede">{esc(text)}.</p><p class="warn">The audit sample '
                 "(<code>--sample</code>) labels none of these batches' values: the "
                 "estimates are from confidence alone.</p>")
-    return (f'<p class="lede">{_e(text)}; corrected by an audit sample of '
+    return (f'<p class="lede">{esc(text)}; corrected by an audit sample of '
             f"{count(audited)} of these batches' values.</p>")
 
 
@@ -397,17 +344,17 @@ def html_page(report: Report, images: dict[str, list[tuple[str, str]]]) -> str:
         '<p class="warn">No ground truth was given (<code>--truth DIR</code>): accuracy, '
         "calibration and auto-accept thresholds need it.</p>")
     truth_note += _reference_note(report)
-    body = [f"<h1>{_e(report.title)}</h1>",
-            f'<p class="lede">{_plural(len(report.batches), "batch")}, made {_e(stamp)}; '
+    body = [f"<h1>{esc(report.title)}</h1>",
+            f'<p class="lede">{plural(len(report.batches), "batch")}, made {esc(stamp)}; '
             f"error budget {pct(report.error_budget, 0)}</p>",
             _cards(report), truth_note, _overview(report), "<h3>Batches</h3>",
             _batches(report), _failures(report)]
     body += [_section_html(report, s, images) for s in report.sections]
     body.append("<h2>What the columns mean</h2><dl>" + "".join(
-        f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in _GLOSSARY) + "</dl>")
+        f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _GLOSSARY) + "</dl>")
     return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{_e(report.title)}</title><style>{_STYLE}</style></head><body><main>"
+            f"<title>{esc(report.title)}</title><style>{STYLE}</style></head><body><main>"
             + "\n".join(body) + "</main></body></html>\n")
 
 
@@ -417,7 +364,7 @@ def write(report: Report) -> None:
     (out / "frames").mkdir(parents=True, exist_ok=True)
     tables: dict[str, pd.DataFrame] = {"fields": report.fields, "cells": report.cells}
     for s in report.sections:
-        slug = _slug(s.label)
+        slug = slug_of(s.label)
         tables[f"{slug}-scorecard"] = s.scorecard
         if s.accuracy is not None and s.calibration is not None and s.thresholds is not None:
             tables |= {f"{slug}-accuracy": s.accuracy,
@@ -433,7 +380,7 @@ def write(report: Report) -> None:
     for s in report.sections:
         images[s.label] = []
         for name, caption, fig in _figures(s, report.error_budget):
-            path = out / f"{_slug(s.label)}-{name}.png"
+            path = out / f"{slug_of(s.label)}-{name}.png"
             fig.savefig(path, dpi=_DPI, bbox_inches="tight")
             report.files.append(path)
             images[s.label].append((path.name, caption))
