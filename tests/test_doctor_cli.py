@@ -117,6 +117,20 @@ def test_without_truth_it_marks_the_suggestions_and_still_writes(
     assert cli.main(["config", "check", *map(str, written)]) == 0
 
 
+def test_truth_as_a_table_of_expected_values(planted_run: tuple[Path, Path],
+                                            tmp_path: Path) -> None:
+    batch, folder = planted_run
+    expected = audit.truth(TRUTH)
+    table = tmp_path / "truth.csv"
+    expected.loc[expected["kind"] == "field", ["document", "target_name", "value"]].to_csv(
+        table, index=False)
+    made = build(batch, truth=table, configurations=folder, write=False)
+    (checkup,) = made.checkups
+    assert made.has_truth and checkup.doctor.labelled
+    found = checkup.doctor.findings
+    assert "iso date only" in set(found.loc[found["target"] == "Invoice Date", "group"])
+
+
 def test_build_takes_every_best_suggestion_only_when_asked(
         planted_run: tuple[Path, Path]) -> None:
     batch, folder = planted_run

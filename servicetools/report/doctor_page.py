@@ -102,7 +102,8 @@ def _errors(checkup: Checkup, labelled: bool) -> str:
             row += [(count(r[k]), "n") for k in ERROR_KINDS]
             row += [(pct(r["accuracy"]), "n"), (shorten(first), "note")]
         rows.append(row)
-    return "<h3>Values by kind of error</h3>" + html_table(header, rows)
+    heading = "Values by kind of error" if labelled else "Values and pass rates"
+    return f"<h3>{heading}</h3>" + html_table(header, rows)
 
 
 def _detectors(checkup: Checkup, labelled: bool) -> str:
