@@ -221,10 +221,10 @@ def take(dr: Doctor, *, every: bool = False) -> tuple[dict[str, Any], pd.DataFra
 
 def _for_a_file(group: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     """A mined group as a configuration file takes it, and what the file's schema still
-    refuses in it ("" when nothing). The doctor bounds a mined amount (``min`` 0) as the
-    rule language can check, but the configuration schema gives ``amount`` no
-    parameters (docs/configurations.md): the bounds are dropped, which can only pass
-    more values, never raise a false alarm the figures did not count."""
+    refuses in it ("" when nothing). The rule language's checker (`check_tree`) accepts
+    bounds on an ``amount`` rule that the configuration schema refuses
+    (docs/configurations.md): any are dropped, which can only pass more values, never
+    raise a false alarm the figures did not count."""
     from ..wire import errors
 
     out = copy.deepcopy(dict(group))

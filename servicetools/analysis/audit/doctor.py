@@ -380,7 +380,11 @@ def _rule_findings(target: str, part: pd.DataFrame, rows: pd.DataFrame,
             examples = [str(v) for v in pd.unique(judged[rejected])[:_EXAMPLES]]
         else:
             affected, n = int(row["fails"]), int(row["n_values"])
-            examples = list(row["false_alarm_examples"]) or []
+            values = part["value"].astype(object).where(part["value"].notna(), "")
+            values = values[(values.astype(str).str.strip() != "")
+                            | is_empty_group(group)].to_numpy(dtype=object)
+            examples = [str(v) for v in pd.unique(values[~group_passes(values, group)])
+                        [:_EXAMPLES]]
         if row["verdict"] == "never fails" and not labelled:
             out.append(_finding(target, "rule never fails", 0, n,
                                 f"group '{row['group']}' ({row['rules']}) passed all {n} "

@@ -1,6 +1,6 @@
 """Validation rules mined from right values, each measured where it was not mined.
 
-For a target, the documents are split in two by a hash of their name: rules are mined
+For a target, the documents are split in two by a hash of their file name: rules are mined
 from the right values of one part and judged on the other (so a rule that merely lists
 what it saw shows its false alarms). Each suggestion is a D10 rule group:
 
@@ -44,7 +44,7 @@ import pandas as pd
 from ...wire.values import parse_amount, parse_date
 from .detectors import describe_rule, group_passes
 
-__all__ = ["DATE_CANDIDATES", "SUGGESTION_COLUMNS", "half_of", "mine", "suggest"]
+__all__ = ["DATE_CANDIDATES", "SUGGESTION_COLUMNS", "halves", "mine", "suggest"]
 
 #: The columns of `suggest`'s frame, one row per mined rule group.
 SUGGESTION_COLUMNS: tuple[str, ...] = (
@@ -71,10 +71,20 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _TOKEN = re.compile(r"\d+|[^\W\d_]+|\s+|.", re.UNICODE)
 
 
-def half_of(document: Any) -> str:
-    """``"mine"`` or ``"held"``: a document's part, by the SHA-256 of its name."""
-    digest = hashlib.sha256(str(document).encode()).hexdigest()
-    return "mine" if digest[0] in "01234567" else "held"
+def _digest(document: Any) -> str:
+    # The file name, not its folder: the same documents split alike wherever they were
+    # read from (a batch names them by the path they were given).
+    name = str(document).replace("\\", "/").rsplit("/", 1)[-1]
+    return hashlib.sha256(name.encode()).hexdigest()
+
+
+def halves(documents: Sequence[Any]) -> dict[Any, str]:
+    """``"mine"`` or ``"held"`` for each document: ordered by the SHA-256 of its file
+    name, the first half (rounded up) is mined and the rest held back, so a small batch
+    splits evenly and the same documents split the same way every time."""
+    ordered = sorted(dict.fromkeys(documents), key=lambda d: (_digest(d), str(d)))
+    cut = (len(ordered) + 1) // 2
+    return {d: "mine" if i < cut else "held" for i, d in enumerate(ordered)}
 
 
 # -- miners: values -> one rule group (or None) ------------------------------------------
@@ -245,7 +255,8 @@ def suggest(rows: pd.DataFrame, *, confident: float = 0.9) -> pd.DataFrame:
             good = (np.nan_to_num(confidence, nan=0.0) >= confident) & filled
             source = f"values of confidence >= {confident:g} (no truth)"
         bad = np.isin(kind, ["missed", "spurious", "format_only", "other_target", "wrong"])
-        held = (part["document"].map(half_of) == "held").to_numpy()
+        split = halves(list(part["document"]))
+        held = (part["document"].map(split) == "held").to_numpy()
         array = values.to_numpy(dtype=object)
         blanks = int((good & ~held & ~filled).sum()) if labelled else 1
         mined = mine(list(array[good & ~held]), blanks=blanks)
