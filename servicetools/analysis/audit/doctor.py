@@ -424,7 +424,9 @@ def _fix_for(kinds_of_group: set[Any], mined: pd.DataFrame) -> Any:
         same = mined.loc[(mined["kind"] == wanted.get(kind)) & mined["meets"]]
         if len(same):
             return copy.deepcopy(same["group"].iloc[0])
-    single = mined.loc[mined["meets"] & (mined["kind"] != "combined")]
+    # A group that checks the value is not replaced by one that only asks for a value.
+    single = mined.loc[mined["meets"] & ~mined["kind"].isin(
+        ["combined"] if "not_empty" in kinds_of_group else ["combined", "required"])]
     best = single.sort_values("catch_rate", ascending=False, kind="stable")
     return copy.deepcopy(best["group"].iloc[0]) if len(best) else None
 

@@ -206,12 +206,13 @@ def mine(values: Sequence[str], *, blanks: int = 0) -> dict[str, dict[str, Any]]
     if len(filled) < _MIN_VALUES:
         return {}
     found = {}
-    if not blanks and len(filled) == len(values):
-        found["required"] = {"name": "required (mined)", "rules": [{"type": "not_empty"}]}
     for kind, miner in _MINERS.items():
         group = miner(filled)
         if group is not None:
             found[kind] = group
+    # Last: among rules that catch as much, one that checks the value comes first.
+    if not blanks and len(filled) == len(values):
+        found["required"] = {"name": "required (mined)", "rules": [{"type": "not_empty"}]}
     return found
 
 
