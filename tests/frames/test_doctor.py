@@ -191,3 +191,33 @@ def test_bad_requests_get_clear_errors() -> None:
         audit.doctor(_graded(), configuration="/nonexistent/c.json")
     with pytest.raises(ValueError, match="no configuration"):
         audit.doctor(_graded()).configuration_with({})
+
+
+def test_a_corrections_ledger_stands_in_for_truth() -> None:
+    """Reviewed values graded by the ledger (confirmed or edited); the rest unlabelled."""
+    from servicetools import Ledger
+
+    n = 40
+    fields = pd.DataFrame({
+        "extraction_id": [f"e{i}" for i in range(n)],
+        "document_name": [f"d{i}.pdf" for i in range(n)], "target_name": "Date",
+        "target_id": "t-date", "value_id": [f"v{i}" for i in range(n)], "value_index": 0,
+        "value": [f"{1 + i % 28:02d}.03.2024" if i % 5 else "03/2024" for i in range(n)],
+        "confidence": 0.9})
+    ledger = Ledger()
+    for i in range(30):  # the first 30 reviewed: every fifth was wrong and is edited
+        old = fields.loc[i, "value"]
+        ledger.append(extraction_id=f"e{i}", target_id="t-date", target_name="Date",
+                      value_id=f"v{i}", old_value=old, old_confidence=0.9,
+                      new_value=old if i % 5 else f"{1 + i % 28:02d}.03.2024")
+    strict = {"name": "date", "rule_groups": [
+        {"name": "iso only", "rules": [{"type": "date", "formats": ["%Y-%m-%d"]}]}]}
+    dr = audit.doctor(fields, ledger.frame, configuration=_configuration(date_tree=strict))
+    errors = dr.errors.loc["Date"]
+    assert (errors["n_values"], errors["n_labelled"], errors["right"], errors["wrong"]) == (
+        40, 30, 24, 6)
+    top = dr.findings.loc[dr.findings["target"] == "Date"].iloc[0]
+    assert (top["finding"], top["group"]) == ("rule rejects right values", "iso only")
+    row = dr.detectors.loc[dr.detectors["target"] == "Date"].iloc[0]
+    assert (row["false_alarms"], row["n_right"], row["catches"], row["n_wrong"]) == (
+        24, 24, 6, 6)
