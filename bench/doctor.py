@@ -15,13 +15,16 @@ each configuration and the set's truth, never by hand per document:
 - ``wrong target``: a date or amount group put on a target of another kind;
 - ``description``: the target renamed "Field <n>" and described as "See the document."
   (its name and description no longer say what it is);
+- ``description only``: the name kept, the description "See the document.";
+- ``search area``: the target reads only the bottom tenth of page 1;
 - ``swapped``: two targets of one kind exchange their descriptions.
 
 Measured, with n:
 
 1. the planted defect among the doctor's top 3 findings for its target (goal: >= 80%
    of the plantings that changed anything): a finding on the planted rule group for
-   the rule defects, a finding whose cause is the description for the others;
+   the rule defects; for the others a finding that blames the description (the search
+   area) and counts more values than any such finding on the working configuration;
 2. suggestions: the best mined group per target of the working configurations, on
    the held-back documents (goal: <= 2% of right values failed, >= 30% of wrong values
    caught), per set and pooled;
@@ -71,6 +74,7 @@ class Planting:
     group: str | None = None  # the planted rule group's name
     partner: str | None = None  # the other target of a swap
     renamed: dict[str, str] = dataclasses.field(default_factory=dict)  # new -> truth name
+    cause: str = "description"  # what a finding must blame, for a planting of no rule
 
 
 def rows_of(set_name: str, configuration: dict[str, Any], root: Path, cache: Path | None,
@@ -169,6 +173,20 @@ def plantings(set_name: str, configuration: dict[str, Any], rows: pd.DataFrame
         target["name"], target["description"] = new, "See the document."
         target.pop("example", None)
         yield Planting(set_name, "description", new, planted, renamed={new: name})
+    for name in names:
+        # The name kept, the description no longer saying what the value is.
+        planted = copy.deepcopy(configuration)
+        target = _target(planted, name)
+        target["description"] = "See the document."
+        target.pop("example", None)
+        yield Planting(set_name, "description only", name, planted)
+        # A search area that leaves out most of the page.
+        planted = copy.deepcopy(configuration)
+        planted.setdefault("search_areas", {})["planted"] = {"page": 1,
+                                                             "box": [0.0, 0.9, 1.0, 1.0]}
+        target = _target(planted, name)
+        target["search_area"], target["search_area_type"] = "planted", "box"
+        yield Planting(set_name, "search area", name, planted, cause="search area")
     for kind in ("date", "amount", "text"):
         same = [n for n in names if kinds[n] == kind]
         for a, b in zip(same[::2], same[1::2], strict=False):
@@ -200,8 +218,8 @@ def found_in_top(doc: audit.Doctor, planting: Planting, healthy: audit.Doctor) -
         return bool(((top["cause"] == "rule") & (top["group"] == planting.group)).any())
     before = healthy.findings.loc[
         healthy.findings["target"].isin([planting.renamed.get(t, t) for t in targets])
-        & (healthy.findings["cause"] == "description"), "affected"]
-    said = top.loc[top["cause"] == "description", "affected"]
+        & (healthy.findings["cause"] == planting.cause), "affected"]
+    said = top.loc[top["cause"] == planting.cause, "affected"]
     return bool(len(said) and said.max() > (before.max() if len(before) else 0))
 
 

@@ -41,7 +41,7 @@ def test_every_kind_of_defect_is_planted_by_rule() -> None:
     planted = list(bench.plantings("x", _configuration(), _rows()))
     defects = {p.defect for p in planted}
     assert defects == {"date format", "strict regex", "length", "wrong target", "description",
-                       "swapped"}
+                       "description only", "search area", "swapped"}
     date = next(p for p in planted if p.defect == "date format")
     formats = bench._target(date.configuration, date.target)["validation_tree"][
         "rule_groups"][0]["rules"][0]["formats"]

@@ -221,3 +221,17 @@ def test_a_corrections_ledger_stands_in_for_truth() -> None:
     row = dr.detectors.loc[dr.detectors["target"] == "Date"].iloc[0]
     assert (row["false_alarms"], row["n_right"], row["catches"], row["n_wrong"]) == (
         24, 24, 6, 6)
+
+
+def test_values_missed_by_a_target_that_reads_a_box_name_its_search_area() -> None:
+    configuration = _configuration()
+    configuration["search_areas"] = {"footer": {"page": 1, "box": [0, 0.9, 1, 1]}}
+    configuration["extraction_targets"][0].update(search_area="footer",
+                                                  search_area_type="box")
+    dr = audit.doctor(_graded(missing=0.5, seed=3), configuration=configuration)
+    found = dr.findings.loc[dr.findings["target"] == "Date"]
+    area = found.loc[found["cause"] == "search area"].iloc[0]
+    assert area["rank"] <= 2 and "search area 'footer' (page 1, box [0, 0.9, 1, 1])" in (
+        area["message"])
+    # A target that reads the whole page gets no such finding.
+    assert "search area" not in set(dr.findings.loc[dr.findings["target"] == "Due", "cause"])

@@ -13,7 +13,8 @@ the configuration it was extracted with:
   rejects right values (and, when it passes another target's values, whose rule it
   looks like), a description that reads another target's value (or two targets whose
   descriptions look swapped), values not found although the rules accept the truth (the
-  name and description do not say what to look for), values right but for their form;
+  name and description do not say what to look for), values not found by a target that
+  reads only a box of the page (its search area), values right but for their form;
 - `Doctor.what_if`: a target's tree replaced (or a suggestion taken): pass rates,
   detectors and the review plan's numbers again from the same values, no service, no
   re-extraction (the engine also consults rules when it chooses among candidates, so a
@@ -90,6 +91,7 @@ FINDINGS: dict[str, str] = {
     "wrong value": "description",
     "value where there is none": "description",
     "right but for its form": "format",
+    "outside its search area?": "search area",
 }
 _EXAMPLES = 3
 
@@ -452,7 +454,8 @@ def _owner(group: Mapping[str, Any], target: str, rows: pd.DataFrame,
 
 def _value_findings(target: str, part: pd.DataFrame, rows: pd.DataFrame,
                     trees: Mapping[str, Any], description: str | None,
-                    suggestions: pd.DataFrame) -> list[dict[str, Any]]:
+                    suggestions: pd.DataFrame, area: str | None = None
+                    ) -> list[dict[str, Any]]:
     """Findings from the kinds of error (with truth only)."""
     out = []
     n = int((part["kind"] != "unlabelled").sum())
@@ -492,6 +495,14 @@ def _value_findings(target: str, part: pd.DataFrame, rows: pd.DataFrame,
                 f"{int(mine.sum())} of {n} values {'not found' if kind == 'missed' else 'wrong'}"
                 f" although the rules accept the truth (e.g. {', '.join(shown)}): the truth is "
                 f"{looks}; the name and description may not say what to look for{said}"))
+    if counts.get("missed", 0) and area is not None:
+        # The frames hold no positions: whether the truth lies outside the area cannot be
+        # seen, only that the target reads a part of the page and misses values.
+        out.append(_finding(
+            target, "outside its search area?", counts["missed"], n,
+            f"{counts['missed']} of {n} values not found, and the target reads only {area}: "
+            "a value printed outside it is never read; try the whole page (search_area "
+            "'all') on a few of the documents it missed"))
     if counts.get("spurious", 0):
         mined = suggestions.loc[(suggestions["target"] == target) & suggestions["meets"]
                                 & (suggestions["kind"] != "combined")].sort_values(
@@ -513,6 +524,23 @@ def _value_findings(target: str, part: pd.DataFrame, rows: pd.DataFrame,
     return out
 
 
+def _areas(configuration: Mapping[str, Any] | None) -> dict[str, str]:
+    """Each target that reads a box of a page, and that box, as a person reads it."""
+    areas = (configuration or {}).get("search_areas") or {}
+    out: dict[str, str] = {}
+    for target in (configuration or {}).get("extraction_targets") or []:
+        if target.get("search_area_type") != "box":
+            continue
+        name, key = str(target.get("name") or target.get("id")), target.get("search_area")
+        area = areas.get(key) if isinstance(areas, Mapping) else None
+        if isinstance(area, Mapping):
+            box = ", ".join(f"{x:g}" for x in area.get("box") or [])
+            out[name] = f"search area '{key}' (page {area.get('page', '?')}, box [{box}])"
+        else:
+            out[name] = f"search area '{key}'"
+    return out
+
+
 def _descriptions(configuration: Mapping[str, Any] | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for target in (configuration or {}).get("extraction_targets") or []:
@@ -525,14 +553,14 @@ def _descriptions(configuration: Mapping[str, Any] | None) -> dict[str, str]:
 def _findings(rows: pd.DataFrame, trees: Mapping[str, Any], found: pd.DataFrame,
               suggestions: pd.DataFrame, labelled: bool,
               configuration: Mapping[str, Any] | None) -> pd.DataFrame:
-    descriptions = _descriptions(configuration)
+    descriptions, areas = _descriptions(configuration), _areas(configuration)
     out: list[dict[str, Any]] = []
     for target, part in rows.groupby("target", sort=False, observed=True):
         name = str(target)
         mine = _rule_findings(name, part, rows, trees, found, suggestions, labelled)
         if labelled:
             mine += _value_findings(name, part, rows, trees, descriptions.get(name),
-                                    suggestions)
+                                    suggestions, areas.get(name))
         mine.sort(key=lambda f: -f["affected"])
         for rank, finding in enumerate(mine, start=1):
             out.append({**finding, "rank": rank})
