@@ -29,15 +29,12 @@ from typing import Any
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``report`` on the ``add_subparsers()`` object of the main parser."""
     from . import BY, ERROR_BUDGET
+    from .inputs import add_inputs
 
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "report", help="write the HTML report of saved batches",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("batches", nargs="+", metavar="BATCH.jsonl",
-                        help="batch files written by `servicetools extract` or Batch.save")
-    parser.add_argument("--truth", metavar="DIR",
-                        help="ground truth (a folder of truth files, a CSV/JSON table, or a "
-                             "corrections ledger .parquet)")
+    add_inputs(parser)
     parser.add_argument("--reference", nargs="+", metavar="BATCH.jsonl",
                         help="saved batches with truth (--reference-truth) to estimate "
                              "accuracy without truth for BATCH.jsonl")

@@ -31,15 +31,12 @@ from typing import Any
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``doctor`` on the ``add_subparsers()`` object of the main parser."""
     from .doctor import CONFIDENT
+    from .inputs import add_inputs
 
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "doctor", help="find what is wrong with the configurations of saved batches",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("batches", nargs="+", metavar="BATCH.jsonl",
-                        help="batch files written by `servicetools extract` or Batch.save")
-    parser.add_argument("--truth", metavar="DIR",
-                        help="ground truth (a folder of truth files, a CSV/JSON table, or a "
-                             "corrections ledger .parquet)")
+    add_inputs(parser)
     parser.add_argument("--configurations", metavar="DIR",
                         help="folder of the configurations the batches were extracted with "
                              "(default: the bundled ones)")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..analysis.audit.error_kinds import ERROR_KINDS
-from .markup import STYLE, esc, html_table, plural, shorten, slug_of
+from .markup import esc, html_table, page_shell, plural, shorten, slug_of
 from .page import count, pct
 
 if TYPE_CHECKING:
@@ -213,12 +213,7 @@ def html_page(report: DoctorReport) -> str:
             "<code>servicetools config check</code> and extract again to see what it "
             "reads.</p>", truth_note, _overview(report)]
     body += [_section(c, report) for c in report.checkups]
-    body.append("<h2>What the tables mean</h2><dl>" + "".join(
-        f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _GLOSSARY) + "</dl>")
-    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{esc(report.title)}</title><style>{STYLE}</style></head><body><main>"
-            + "\n".join(body) + "</main></body></html>\n")
+    return page_shell(report.title, body, _GLOSSARY, "What the tables mean")
 
 
 def summary(report: DoctorReport) -> str:

@@ -3,6 +3,7 @@ anything `audit.truth` reads or as a saved corrections ledger (``.parquet``)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 from ..analysis.ledger import Ledger
 from ..client import Batch
 
-__all__ = ["batches_of", "truth_source"]
+__all__ = ["add_inputs", "batches_of", "truth_source"]
 
 
 def batches_of(source: Batch | str | os.PathLike[str] | Iterable[Any] | Mapping[str, Batch]
@@ -41,3 +42,12 @@ def truth_source(source: Any) -> Any:
     if isinstance(source, str | os.PathLike) and Path(source).suffix == ".parquet":
         return Ledger.load(source).frame
     return source
+
+
+def add_inputs(parser: argparse.ArgumentParser) -> None:
+    """The arguments every page's command reads: the saved batches and ``--truth``."""
+    parser.add_argument("batches", nargs="+", metavar="BATCH.jsonl",
+                        help="batch files written by `servicetools extract` or Batch.save")
+    parser.add_argument("--truth", metavar="DIR",
+                        help="ground truth (a folder of truth files, a CSV/JSON table, or a "
+                             "corrections ledger .parquet)")

@@ -11,7 +11,7 @@ import html
 import re
 from typing import Any
 
-__all__ = ["STYLE", "esc", "html_table", "plural", "shorten", "slug_of"]
+__all__ = ["STYLE", "esc", "html_table", "page_shell", "plural", "shorten", "slug_of"]
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#222}
@@ -64,3 +64,14 @@ def html_table(header: list[str], rows: list[list[tuple[str, str]]], caption: st
         for text, cls in row) + "</tr>" for row in rows)
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def page_shell(title: str, body: list[str], glossary: list[tuple[str, str]],
+              glossary_title: str) -> str:
+    """A whole page: ``body``'s parts, then the glossary, in the pages' one style."""
+    parts = [*body, f"<h2>{esc(glossary_title)}</h2><dl>" + "".join(
+        f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in glossary) + "</dl>"]
+    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>{esc(title)}</title><style>{STYLE}</style></head><body><main>"
+            + "\n".join(parts) + "</main></body></html>\n")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..analysis import audit, frames
-from .markup import STYLE, esc, html_table, plural, shorten, slug_of
+from .markup import esc, html_table, page_shell, plural, shorten, slug_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -350,12 +350,7 @@ def html_page(report: Report, images: dict[str, list[tuple[str, str]]]) -> str:
             _cards(report), truth_note, _overview(report), "<h3>Batches</h3>",
             _batches(report), _failures(report)]
     body += [_section_html(report, s, images) for s in report.sections]
-    body.append("<h2>What the columns mean</h2><dl>" + "".join(
-        f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _GLOSSARY) + "</dl>")
-    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{esc(report.title)}</title><style>{STYLE}</style></head><body><main>"
-            + "\n".join(body) + "</main></body></html>\n")
+    return page_shell(report.title, body, _GLOSSARY, "What the columns mean")
 
 
 def write(report: Report) -> None:

@@ -196,14 +196,7 @@ class Doctor:
     def what_if(self, target: str, tree: Mapping[str, Any] | None) -> WhatIf:
         """``target``'s pass rate, detectors and review numbers with ``tree`` in place of
         its validation tree (None: no rules), on the same values."""
-        if target not in set(self.values["target"].astype(str)):
-            known = ", ".join(sorted(set(self.values["target"].astype(str))))
-            raise ValueError(f"no values of target {target!r}; the batch has: {known}")
-        if tree is not None:
-            problems = check_tree(tree)
-            if problems:
-                raise ValueError(f"the tree for {target!r} is not valid: "
-                                 + "; ".join(problems))
+        self._check(target, tree)
         rows = self.values.loc[self.values["target"].astype(str) == target]
         trees = {**self.trees, target: tree}
         before = float(pass_rates(rows, self.trees).get(target, np.nan))
@@ -214,8 +207,18 @@ class Doctor:
 
     def change(self, target: str, tree: Mapping[str, Any] | None) -> None:
         """Keep ``tree`` as ``target``'s new validation tree (see `configuration_with`)."""
-        self.what_if(target, tree)  # checks the target and the tree
+        self._check(target, tree)
         self.changes[target] = copy.deepcopy(tree)
+
+    def _check(self, target: str, tree: Mapping[str, Any] | None) -> None:
+        """A clear error for a target the batch lacks or a tree that is not valid."""
+        known = set(self.values["target"].astype(str))
+        if target not in known:
+            raise ValueError(f"no values of target {target!r}; the batch has: "
+                             + ", ".join(sorted(known)))
+        problems = check_tree(tree) if tree is not None else []
+        if problems:
+            raise ValueError(f"the tree for {target!r} is not valid: " + "; ".join(problems))
 
     def configuration_with(self, changes: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The configuration with ``changes`` (target label -> tree; default: those kept
