@@ -535,8 +535,8 @@ def judged_cells(document: Document, target: dict[str, Any],
                 evidence = _evidence(table, grid, number, i, numeric[i], valid,
                                      lone_above[number])
                 evidence["contested"] = contested.get(id(table), 0.0)
-                confidence = cell_confidence(evidence, _JUDGED * table.share * (
-                    _INVALID if valid is False else 1.0))
+                evidence["raw"] = _JUDGED * table.share * (_INVALID if valid is False else 1.0)
+                confidence = cell_confidence(evidence, evidence["raw"])
                 cells.append(EngineCell(text, index, number, position, confidence, evidence))
     return cells
 
