@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import statistics
@@ -151,6 +152,7 @@ def _calibrated(cells: list[EngineCell], other: list[EngineCell], ocr: float
     for c in cells:
         agreeing.setdefault(c.table_index, []).append(
             theirs.get((c.table_index, c.row, c.column)) == key(c.text))
+    agreed = {index: statistics.fmean(flags) for index, flags in agreeing.items()}
     out = []
     for c in cells:
         shape = shapes[c.table_index]
@@ -167,7 +169,7 @@ def _calibrated(cells: list[EngineCell], other: list[EngineCell], ocr: float
                 "lines": float(min(text.count("\n"), 3)),
                 "first_row": float(c.row == 0), "last_row": float(c.row == shape.rows - 1),
                 "depth": c.row / shape.rows, "few_rows": float(shape.rows < 3),
-                "lone_above": math.log1p(sum(shape.lones[:c.row]))})
+                "lone_above": math.log1p(shape.lone_above[c.row])})
         mine = key(c.text)
         place = (c.table_index, c.row, c.column)
         evidence.update({
@@ -177,8 +179,8 @@ def _calibrated(cells: list[EngineCell], other: list[EngineCell], ocr: float
                                      and mine in by_column.get(place[::2], set())),
             "short_row": float(shape.fills[c.row] < shape.typical_fill),
             # The table as a whole: a table read off its columns shows in every cell.
-            "table_agree": statistics.fmean(agreeing[c.table_index]) if other else 0.0,
-            "table_fill": statistics.fmean(shape.fills),
+            "table_agree": agreed[c.table_index] if other else 0.0,
+            "table_fill": shape.fill,
             "column_fill": shape.column_fills[c.column],
             "column_mixed": 1 - abs(2 * numeric - 1),
             "table_mixed": shape.mixed,
@@ -200,6 +202,14 @@ class _Shape:
     column_fills: dict[int, float]
     fills: list[float]
     lones: list[bool]
+    # Of the whole table: the share of filled cells, the median row's, how far the
+    # columns are from holding numbers only or words only (0..1), the share of empty
+    # columns; and before each row, how many rows hold one cell alone.
+    fill: float = 0.0
+    typical_fill: float = 0.0
+    mixed: float = 0.0
+    empty_columns: float = 0.0
+    lone_above: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, table: list[EngineCell]) -> _Shape:
@@ -208,22 +218,15 @@ class _Shape:
         grid = {(c.row, c.column): c.text.strip() for c in table}
         texts = {col: [grid.get((r, col), "") for r in range(rows)] for col in columns}
         filled = [sum(bool(grid.get((r, col))) for col in columns) for r in range(rows)]
-        return cls(rows, {col: _numeric_share(t) for col, t in texts.items()},
-                   {col: sum(map(bool, t)) / rows for col, t in texts.items()},
-                   [f / len(columns) for f in filled], [f == 1 for f in filled])
-
-    @property
-    def typical_fill(self) -> float:
-        return statistics.median(self.fills)
-
-    @property
-    def mixed(self) -> float:
-        """How far the columns are from holding numbers only or words only (0..1)."""
-        return statistics.fmean(1 - abs(2 * n - 1) for n in self.numeric.values())
-
-    @property
-    def empty_columns(self) -> float:
-        return sum(f == 0 for f in self.column_fills.values()) / len(self.column_fills)
+        numeric = {col: _numeric_share(t) for col, t in texts.items()}
+        column_fills = {col: sum(map(bool, t)) / rows for col, t in texts.items()}
+        fills = [f / len(columns) for f in filled]
+        lones = [f == 1 for f in filled]
+        return cls(rows, numeric, column_fills, fills, lones,
+                   fill=statistics.fmean(fills), typical_fill=statistics.median(fills),
+                   mixed=statistics.fmean(1 - abs(2 * n - 1) for n in numeric.values()),
+                   empty_columns=sum(f == 0 for f in column_fills.values()) / len(columns),
+                   lone_above=tuple(itertools.accumulate(lones, initial=0))[:-1])
 
 
 def _numeric_share(texts: list[str]) -> float:
