@@ -171,6 +171,7 @@ def run_scans(title: str, documents: list[icdar.Document], cache: Path | None = 
     from tqdm import tqdm
 
     from servicetools.service.engine import candidates
+    from servicetools.service.engine.page_model import DocumentCache
 
     methods: dict[str, list[Outcome]] = {"engine, scans": [],
                                          "engine, scans, own reader only": []}
@@ -179,8 +180,8 @@ def run_scans(title: str, documents: list[icdar.Document], cache: Path | None = 
     for document in tqdm(documents, desc=f"{title} as scans", file=sys.stderr):
         loaded = load_bytes(scanned(document), "application/pdf", cache)
         for name, method in methods.items():
-            loaded.__dict__.pop("_found_tables", None)
-            loaded.__dict__.pop("_judged", None)
+            # Each method finds and judges tables afresh (the document keeps them).
+            loaded.cache = DocumentCache()
             # The baseline: no found tables at all, as before the finder of ruled scans.
             candidates.found_tables = finder if name == "engine, scans" else (
                 lambda *_: [])
