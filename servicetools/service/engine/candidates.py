@@ -574,4 +574,6 @@ def _evidence(table: Judged, grid: list[list[str]], row: int, column: int,
         "depth": row / len(grid),
         "last_row": float(row == len(grid) - 1),
         "invalid": float(valid is False),
+        # The column has rules and the cell passes them (its kind is the column's).
+        "valid": float(valid is True),
     }

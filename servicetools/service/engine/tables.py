@@ -433,5 +433,6 @@ def _cell(
     evidence = {"own": 1.0, "word_doubt": round(min(1.0, 10 * (1.0 - min(
                     word.confidence for word, _, _ in entries))), 4),
                 "off_band": round(1.0 - fit, 4), "invalid": float(valid is False),
+                "valid": float(valid is True),
                 "raw": confidence}
     return EngineCell(text, table, row, column, confidence, evidence)
