@@ -12,11 +12,13 @@ the engine reads them. The same run prints the figures
 in-sample and cross-validated (5 folds by document) so the shipped map is not judged
 on the documents it was fitted on.
 
-It also fits the ``cells`` model: the share of a found table's cells that are right
-over how each was read (how well the header matched, rival targets, found columns
-the schema lacks, one-cell rows above it, ...), from the engine's tables on the
-ICDAR 2013 dev set (``icdar2013-dev`` under ``--root``), one target per truth table
-as in bench/tables.py. ``--only fields`` or ``--only cells`` fits one and keeps the
+It also fits the ``cells`` model: the share of table cells that are right over how
+each was read (by a finder's table or the engine's own reader; how well the header
+matched, rival targets, found columns the schema lacks, one-cell rows above it, whether
+the other reader agrees, how its row, column and table are filled, ...), from the
+engine's tables on the table sets under ``--root`` (icdar2013-dev, camelot-tests-dev,
+real/'s table documents; tuning halves, as text and as scans), one target per truth
+table as in bench/tables.py. ``--only fields`` or ``--only cells`` fits one and keeps the
 other as shipped.
 """
 
@@ -92,27 +94,45 @@ def fit_fields(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def fit_cells(args: argparse.Namespace) -> dict[str, Any]:
+    """The shipped ``cells`` model: fitted on the tuning halves of the table sets, each
+    read as text and as scans (a PDF two sets hold counted once), and of the bundled
+    invoices' line items. Printed: each set's
+    check half under it, and each set where the model never saw it (tables.held_out_cells,
+    as bench/tables.py prints it)."""
     from tqdm import tqdm
 
-    documents = icdar.documents(args.root / "icdar2013-dev")
-    outcomes = [cell for document in tqdm(documents, desc="engine over ICDAR 2013 dev",
-                                          file=sys.stderr)
-                for cell in tables.run_engine(document).cells]
-    # The same pages as scans (read by OCR), so that cells of tables found by their rules
-    # on a scan have confidence of their own: minutes of OCR, cached like the fields'.
-    scans = []
-    for document in tqdm(documents, desc="ICDAR 2013 dev as scans", file=sys.stderr):
-        loaded = realsets.load_bytes(tables.scanned(document), "application/pdf", args.cache)
-        scans += [replace(cell, reading="ocr")
-                  for cell in tables.run_engine(document, loaded).cells]
-    model = tables.fit_cells(outcomes + scans)
-    # Folds by document: a document's scan is held out with its text.
-    held = tables.cross_validated(outcomes + scans, args.folds)
-    for reading in ("text", "ocr"):
-        pairs = [(o.confidence, o.right) for o in held if o.reading == reading]
-        print(f"cells ({reading}): {args.folds}-fold ECE {realsets.ece(pairs):.3f} over all "
-              f"{len(pairs)} cells")
-    print(f"cells: {model['fitted_on']['cells']} cells of found tables, "
+    sets = [("icdar2013-dev", icdar.documents(args.root / "icdar2013-dev"))]
+    if (args.root / "camelot-tests-dev").exists():
+        sets.append(("camelot-tests-dev", icdar.camelot_documents(args.root / "camelot-tests-dev")))
+    if (args.root / "real").exists():
+        sets.append(("real/ table documents", icdar.real_documents(args.root / "real")))
+    cells: list[tables.CellOutcome] = []
+    for title, documents in sets:
+        for document in tqdm(documents, desc=title, file=sys.stderr):
+            cells += [replace(c, set=title) for c in tables.run_engine(document).cells]
+            # The same pages as scans (read by OCR): minutes of OCR, cached like the fields'.
+            loaded = realsets.load_bytes(tables.scanned(document), "application/pdf", args.cache)
+            cells += [replace(c, set=title, reading="ocr")
+                      for c in tables.run_engine(document, loaded).cells]
+    # The bundled invoices' line items (ours, like the fields' sample): the engine's own
+    # reader on invoices, text and images.
+    cells += tables.sample_cells(args.cache)
+    sets.append((tables.SAMPLE_TITLE, []))
+    first = {}
+    for c in cells:
+        first.setdefault(c.pdf, c.set)
+    tuning = [c for c in cells if c.half == "tuning" and first[c.pdf] == c.set]
+    model = tables.fit_cells(tuning)
+    model["fitted_on"]["halves"] = "tuning"
+    for title, _ in sets:
+        for reading in ("text", "ocr"):
+            check = [c for c in cells if c.set == title and c.reading == reading
+                     and c.half == "check"]
+            pairs = tables.scored_cells(model, check)
+            print(f"cells, {title}, {'scans' if reading == 'ocr' else 'text'}, check half: "
+                  f"ECE {realsets.ece(pairs):.3f} over {len(pairs)} cells")
+    print(tables.held_out_cells(cells, args.folds))
+    print(f"cells: {model['fitted_on']['cells']} cells of the tuning halves, "
           f"{model['fitted_on']['documents']} documents")
     return model
 

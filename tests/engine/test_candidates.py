@@ -140,7 +140,7 @@ def test_a_search_area_is_read_by_the_engines_own_reader() -> None:
     assert grid(result.cells) == {0: [list(row) for row in REGIONS[1:]]}
 
 
-# -- cell confidence (the shipped cells model, fitted on ICDAR 2013 dev by make train) --
+# -- cell confidence (the shipped cells model, fitted on the table sets by make train) ---
 def test_cells_under_a_row_of_one_cell_are_less_sure_than_those_above_it() -> None:
     # A name wrapped onto a line of its own ("Alaska" / "Native") may be a row of the
     # found table: every row under it may then be off by one.
@@ -172,6 +172,41 @@ def test_cell_confidence_is_the_raw_score_without_a_cells_model() -> None:
     assert cell_confidence({"share": 1.0}, 0.9, {"kinds": {}}) == 0.9
     model = {"cells": {"intercept": 0.0, "coef": {"share": 2.0}}}
     assert cell_confidence({"share": 1.0}, 0.9, model) == pytest.approx(0.8808, abs=1e-4)
+
+
+def test_a_refused_cell_is_no_surer_than_its_readers_score() -> None:
+    # The table sets the model is fitted on have no column rules: a refusal counts
+    # through the reader's score, and the reader's score is no input of the model.
+    from servicetools.service.engine.calibration import cell_confidence
+
+    model = {"cells": {"intercept": 5.0, "coef": {"raw": -10.0}}}
+    assert cell_confidence({"invalid": 1.0, "raw": 0.3}, 0.3, model) == 0.3
+    assert cell_confidence({"invalid": 0.0, "raw": 0.3}, 0.3, model) == 0.98
+
+
+def test_the_engines_own_readers_cells_have_the_cells_models_confidence() -> None:
+    from servicetools.service.engine.calibration import cell_confidence
+
+    # A search area is read by the engine's own reader alone.
+    document = load_document(table_pdf((700, REGIONS)), "application/pdf")
+    wanted = target("Region", "Sales", "Staff", "Stores")
+    wanted["search_area"] = "top"
+    configuration = {"search_areas": {"top": {"page": 1, "box": [0.0, 0.0, 1.0, 0.5]}},
+                     "extraction_targets": [wanted]}
+    [result] = extract_group(document, TargetGroup("top", "top", (wanted,)), configuration)
+    assert result.cells
+    for cell in result.cells:
+        assert (cell.evidence["own"], cell.evidence["alone"], cell.evidence["ocr"]) == (1, 1, 0)
+        assert cell.confidence == cell_confidence(cell.evidence, cell.evidence["raw"])
+
+
+def test_cells_both_readers_read_alike_agree() -> None:
+    document = load_document(table_pdf((700, REGIONS)), "application/pdf")
+    cells = tables_of(document, target("Region", "Sales", "Staff", "Stores"))["t-table"]
+    assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}
+    assert all(c.evidence["agree"] == 1 and c.evidence["alone"] == 0 for c in cells)
+    assert all(c.evidence["table_agree"] == 1 for c in cells)
+    assert not any(c.evidence.get("own") for c in cells)  # the found table's cells
 
 
 # -- what the finders are given --------------------------------------------------------

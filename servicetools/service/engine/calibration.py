@@ -11,9 +11,11 @@ and the bundled sample) and shipped as ``calibration.json`` beside this module.
 ``make train`` fits it again from the development sets (bench/train.py); the bench
 reports the figures cross-validated (fitted on k-1 folds, scored on the held one).
 
-The cells of tables a finder found (candidates.py) have a model of their own, ``cells``:
-a logistic model over how each cell was read, fitted on the ICDAR 2013 dev tables read
-as text and as scans.
+Table cells have a model of their own, ``cells``: a logistic model over how each cell
+was read (by a finder's table, candidates.py, or by the engine's own header-band reader,
+tables.py), what its row, column and table look like, and whether the other reader
+agrees (groups.py), fitted on the table sets (ICDAR 2013, camelot's tests, real/'s
+table documents) read as text and as scans.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["KINDS", "UNGROUNDED_CEILING", "calibrated", "cell_confidence", "features",
-           "load_map"]
+__all__ = ["CELL_UNFITTED", "KINDS", "UNGROUNDED_CEILING", "calibrated", "cell_confidence",
+           "features", "load_map"]
 
 #: The kinds a map exists for; any other kind uses the "all" map.
 KINDS = ("address", "amount", "code", "date", "name", "number", "text")
@@ -39,6 +41,8 @@ _FLOOR, _CEILING = 0.02, 0.98
 # issuer came back at 0.94-0.97 (issue 29), and analysts auto-accept at 0.9.
 UNGROUNDED_CEILING = 0.88
 _GROUNDS = ("labelled", "titled")
+#: Evidence of a cell that is no input of the ``cells`` model.
+CELL_UNFITTED = ("raw",)
 
 
 @cache
@@ -110,12 +114,18 @@ def cell_confidence(evidence: dict[str, float], raw: float,
     """The probability that a found table's cell is right, from how it was read.
 
     The ``cells`` model of the map (a logistic model over the cell's evidence, fitted
-    on the ICDAR 2013 dev tables by ``make train``) decides; without one, `raw`.
+    on the table sets by ``make train``) decides; without one, `raw`. The evidence's
+    ``raw`` (its reader's score) is kept to compare with, no input. The table sets have
+    no column rules to learn from: a cell its column's rules refuse (``invalid``) keeps
+    at most its reader's score, which counts the refusal.
     """
     model = (table or load_map()).get("cells")
     if not model:
         return round(raw, 4)
     score = model["intercept"] + sum(
-        model["coef"].get(name, 0.0) * value for name, value in evidence.items())
+        model["coef"].get(name, 0.0) * value for name, value in evidence.items()
+        if name not in CELL_UNFITTED)
     value = 1 / (1 + math.exp(-max(-30.0, min(30.0, score))))
+    if evidence.get("invalid"):
+        value = min(value, raw)
     return round(min(_CEILING, max(_FLOOR, value)), 4)

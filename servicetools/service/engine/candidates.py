@@ -535,8 +535,8 @@ def judged_cells(document: Document, target: dict[str, Any],
                 evidence = _evidence(table, grid, number, i, numeric[i], valid,
                                      lone_above[number])
                 evidence["contested"] = contested.get(id(table), 0.0)
-                confidence = cell_confidence(evidence, _JUDGED * table.share * (
-                    _INVALID if valid is False else 1.0))
+                evidence["raw"] = _JUDGED * table.share * (_INVALID if valid is False else 1.0)
+                confidence = cell_confidence(evidence, evidence["raw"])
                 cells.append(EngineCell(text, index, number, position, confidence, evidence))
     return cells
 
@@ -574,4 +574,6 @@ def _evidence(table: Judged, grid: list[list[str]], row: int, column: int,
         "depth": row / len(grid),
         "last_row": float(row == len(grid) - 1),
         "invalid": float(valid is False),
+        # The column has rules and the cell passes them (its kind is the column's).
+        "valid": float(valid is True),
     }

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import statistics
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...wire.values import parse_number
+from .calibration import cell_confidence
 from .candidates import judged_cells
 from .fields import extract_fields
 from .lines import area_lines
@@ -64,6 +68,7 @@ def extract_group(
     every_table = [t for t in configuration.get("extraction_targets", [])
                    if t.get("type") == "table"]
     read: dict[str, list[EngineCell]] = {}  # the tables of each headings key, read once
+    ocr = sum(page.source == "ocr" for page in document.pages) / max(1, len(document.pages))
     for target in every_table:
         target_id = str(target.get("id", ""))
         key = _headings_key(target)
@@ -81,7 +86,8 @@ def extract_group(
                                                                       target)
             judged = (judged_cells(document, target, rivals)
                       if group.search_area == "all" and not settled else [])
-            read[key] = _better(own, judged, target)
+            chosen = _better(own, judged, target)
+            read[key] = _calibrated(chosen, judged if chosen is own else own, ocr)
         place = next(i for i, twin in enumerate(twins) if twin is target)
         tables[target_id] = _dealt(read[key], place, len(twins))
     covered.update(i for bands in headers.values() for i, b in enumerate(bands) if b is not None)
@@ -118,6 +124,114 @@ def _better(own: list[EngineCell], judged: list[EngineCell], target: dict[str, A
     if not own or not _ruled(target):
         return judged
     return own if _passing(own, trees) >= _passing(judged, trees) else judged
+
+
+def _calibrated(cells: list[EngineCell], other: list[EngineCell], ocr: float
+                ) -> list[EngineCell]:
+    """The cells with their calibrated confidence (calibration.cell_confidence), from how
+    each was read and what its table, row and column look like.
+
+    Whatever the reader: whether the other reading (the found tables' for the engine's
+    own, and the other way round) holds the same text at the same place, or at another
+    row of the same column (a row split or a heading taken for a row shifts every cell
+    under it), or was not made at all; and how the cell's kind (number or words) fits
+    its column's. The engine's own cells get the row and column shape that candidates.py
+    gives the found tables' cells.
+    """
+    if not cells:
+        return cells
+    def key(text: str) -> str:
+        return "".join(text.split())
+    theirs = {(c.table_index, c.row, c.column): key(c.text) for c in other}
+    by_column: dict[tuple[int, int], set[str]] = {}
+    for c in other:
+        by_column.setdefault((c.table_index, c.column), set()).add(key(c.text))
+    shapes = {index: _Shape.of([c for c in cells if c.table_index == index])
+              for index in {c.table_index for c in cells}}
+    agreeing: dict[int, list[bool]] = {}
+    for c in cells:
+        agreeing.setdefault(c.table_index, []).append(
+            theirs.get((c.table_index, c.row, c.column)) == key(c.text))
+    agreed = {index: statistics.fmean(flags) for index, flags in agreeing.items()}
+    out = []
+    for c in cells:
+        shape = shapes[c.table_index]
+        text = c.text.strip()
+        is_number = bool(text) and parse_number(text) is not None
+        numeric = shape.numeric[c.column]
+        evidence = dict(c.evidence)
+        if evidence.get("own"):
+            evidence.update({
+                "ocr": ocr, "empty": float(not text), "number": float(is_number),
+                "column_numeric": numeric,
+                "odd_kind": float(bool(text) and is_number != (numeric > 0.5)),
+                "row_fill": shape.fills[c.row], "lone": float(shape.lones[c.row]),
+                "lines": float(min(text.count("\n"), 3)),
+                "first_row": float(c.row == 0), "last_row": float(c.row == shape.rows - 1),
+                "depth": c.row / shape.rows, "few_rows": float(shape.rows < 3),
+                "lone_above": math.log1p(shape.lone_above[c.row])})
+        mine = key(c.text)
+        place = (c.table_index, c.row, c.column)
+        evidence.update({
+            "alone": float(not other),
+            "agree": float(bool(other) and theirs.get(place) == mine),
+            "agree_elsewhere": float(bool(mine) and theirs.get(place) != mine
+                                     and mine in by_column.get(place[::2], set())),
+            "short_row": float(shape.fills[c.row] < shape.typical_fill),
+            # The table as a whole: a table read off its columns shows in every cell.
+            "table_agree": agreed[c.table_index] if other else 0.0,
+            "table_fill": shape.fill,
+            "column_fill": shape.column_fills[c.column],
+            "column_mixed": 1 - abs(2 * numeric - 1),
+            "table_mixed": shape.mixed,
+            "empty_columns": shape.empty_columns,
+            "chars": math.log1p(len(text)) / 4,
+        })
+        out.append(replace(c, evidence=evidence, confidence=cell_confidence(
+            evidence, evidence.get("raw", c.confidence))))
+    return out
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A table's rows; each column's share of numbers and of filled cells; each row's
+    share of filled columns and whether it holds one cell alone."""
+
+    rows: int
+    numeric: dict[int, float]
+    column_fills: dict[int, float]
+    fills: list[float]
+    lones: list[bool]
+    # Of the whole table: the share of filled cells, the median row's, how far the
+    # columns are from holding numbers only or words only (0..1), the share of empty
+    # columns; and before each row, how many rows hold one cell alone.
+    fill: float = 0.0
+    typical_fill: float = 0.0
+    mixed: float = 0.0
+    empty_columns: float = 0.0
+    lone_above: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, table: list[EngineCell]) -> _Shape:
+        rows = max(c.row for c in table) + 1
+        columns = sorted({c.column for c in table})
+        grid = {(c.row, c.column): c.text.strip() for c in table}
+        texts = {col: [grid.get((r, col), "") for r in range(rows)] for col in columns}
+        filled = [sum(bool(grid.get((r, col))) for col in columns) for r in range(rows)]
+        numeric = {col: _numeric_share(t) for col, t in texts.items()}
+        column_fills = {col: sum(map(bool, t)) / rows for col, t in texts.items()}
+        fills = [f / len(columns) for f in filled]
+        lones = [f == 1 for f in filled]
+        return cls(rows, numeric, column_fills, fills, lones,
+                   fill=statistics.fmean(fills), typical_fill=statistics.median(fills),
+                   mixed=statistics.fmean(1 - abs(2 * n - 1) for n in numeric.values()),
+                   empty_columns=sum(f == 0 for f in column_fills.values()) / len(columns),
+                   lone_above=tuple(itertools.accumulate(lones, initial=0))[:-1])
+
+
+def _numeric_share(texts: list[str]) -> float:
+    filled = [t for t in texts if t]
+    return sum(parse_number(t) is not None for t in filled) / len(filled) if filled else 0.0
 
 
 def _headings_key(target: dict[str, Any]) -> str:

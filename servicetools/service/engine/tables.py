@@ -416,7 +416,9 @@ def _cell(
     if not entries:
         # An empty cell where the column's values must not be empty was probably missed.
         missed = validates("", trees.get(column)) is False
-        return EngineCell("", table, row, column, _MISSED_CELL if missed else _EMPTY_CELL)
+        raw = _MISSED_CELL if missed else _EMPTY_CELL
+        return EngineCell("", table, row, column, raw,
+                          {"own": 1.0, "invalid": float(missed), "raw": raw})
     lines: dict[int, list[str]] = {}
     for word, _, line in entries:
         lines.setdefault(line, []).append(word.text)
@@ -425,4 +427,12 @@ def _cell(
     fit = statistics.fmean(f for _, f, _ in entries)
     valid = validates(text, trees.get(column))
     confidence = ocr * (0.5 + 0.5 * fit) * (_INVALID_CELL if valid is False else 1.0)
-    return EngineCell(text, table, row, column, round(min(0.97, confidence), 4))
+    confidence = round(min(0.97, confidence), 4)
+    # How the cell was read, for its calibrated confidence (groups.py adds the rest):
+    # the words' OCR certainty and how squarely they sit in their column's band.
+    evidence = {"own": 1.0, "word_doubt": round(min(1.0, 10 * (1.0 - min(
+                    word.confidence for word, _, _ in entries))), 4),
+                "off_band": round(1.0 - fit, 4), "invalid": float(valid is False),
+                "valid": float(valid is True),
+                "raw": confidence}
+    return EngineCell(text, table, row, column, confidence, evidence)
