@@ -29,8 +29,9 @@ Measured, with n:
    the held-back documents (goal: <= 2% of right values failed, >= 30% of wrong values
    caught), per set and pooled;
 3. what-if: the planted batch with the working tree put back (`Doctor.what_if`) beside
-   the working configuration's own extraction, document by document (goal: equal pass
-   rates; n >= 50 documents).
+   the service's validation (`wire.validate_value`) of the working configuration's own
+   extraction, document by document (goal: equal pass rates; n >= 50 documents), also
+   for the documents where both extractions read the same value.
 """
 
 from __future__ import annotations
@@ -235,9 +236,14 @@ def changed(base: pd.DataFrame, planted: pd.DataFrame, planting: Planting) -> bo
 
 
 def what_if_agreement(doc: audit.Doctor, planting: Planting, base: pd.DataFrame,
-                      tree: Any) -> tuple[int, int, float, float]:
+                      tree: Any) -> dict[str, Any]:
     """Documents whose pass/fail the what-if (working tree put back on the planted
-    batch's values) gives as the working extraction did; both pass rates."""
+    batch's values, through the doctor's own rule evaluation) gives as the service's
+    validation (`wire.validate_value`, as the pipeline checks each value) gives it on the
+    working configuration's extraction; split by whether both extractions read the same
+    value (the engine also consults rules when it chooses among candidates)."""
+    from servicetools.wire import validate_value
+
     mine = doc.values.loc[doc.values["target"] == planting.target]
     theirs = base.loc[base["target"] == planting.target]
     group_list = (tree or {}).get("rule_groups") or []
@@ -249,12 +255,20 @@ def what_if_agreement(doc: audit.Doctor, planting: Planting, base: pd.DataFrame,
             out &= group_passes(array, group)
         return out
 
+    def served(text: Any) -> bool:
+        lines = str(text if isinstance(text, str) else "").split("\n")
+        return all(validate_value(line, tree)[0] for line in lines)
+
     what_if = dict(zip(mine["document"], passed(mine["value"]), strict=False))
-    real = dict(zip(theirs["document"], passed(theirs["value"]), strict=False))
+    read = dict(zip(mine["document"], mine["value"].astype(str), strict=False))
+    real = {d: served(v) for d, v in zip(theirs["document"], theirs["value"], strict=False)}
+    before = dict(zip(theirs["document"], theirs["value"].astype(str), strict=False))
     shared = sorted(set(what_if) & set(real))
-    agree = sum(what_if[d] == real[d] for d in shared)
-    rate = doc.what_if(planting.target, tree).pass_rate_after
-    return agree, len(shared), rate, float(np.mean([real[d] for d in shared])) if shared else 0
+    same = [d for d in shared if read[d] == before[d]]
+    return {"agree": sum(what_if[d] == real[d] for d in shared), "n": len(shared),
+            "agree_same": sum(what_if[d] == real[d] for d in same), "n_same": len(same),
+            "what_if": doc.what_if(planting.target, tree).pass_rate_after,
+            "real": float(np.mean([real[d] for d in shared])) if shared else 0.0}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,10 +311,9 @@ def main(argv: list[str] | None = None) -> int:
                                                                strict=True)))
             if planting.group is not None:
                 tree = _target(configuration, planting.target).get("validation_tree")
-                agree, n, rate, real = what_if_agreement(doc, planting, base, tree)
                 agreements.append({"set": set_name, "defect": planting.defect,
-                                   "target": planting.target, "agree": agree, "n": n,
-                                   "what_if": rate, "real": real})
+                                   "target": planting.target,
+                                   **what_if_agreement(doc, planting, base, tree)})
     table = pd.DataFrame(results)
     print(findings_report(table))
     print(suggestions_report(pd.concat(suggestions, ignore_index=True)))
@@ -343,6 +356,10 @@ def what_if_report(agreements: pd.DataFrame) -> str:
     gap = (agreements["what_if"] - agreements["real"]).abs()
     lines.append(f"   documents with the same pass/fail: {agree}/{n} ({agree / max(n, 1):.1%}) "
                  f"over {len(agreements)} plantings")
+    same, n_same = int(agreements["agree_same"].sum()), int(agreements["n_same"].sum())
+    lines.append(f"   of which the engine read the same value both times: {same}/{n_same} "
+                 f"({same / max(n_same, 1):.1%}); another value under the planted rule: "
+                 f"{agree - same}/{n - n_same}")
     lines.append(f"   pass rate, what-if minus real: median {gap.median():.3f}, max "
                  f"{gap.max():.3f}; equal in {(gap < 1e-9).mean():.0%} of plantings")
     return "\n".join(lines)

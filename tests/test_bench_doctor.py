@@ -79,3 +79,24 @@ def test_a_description_finding_counts_only_when_it_grows() -> None:
     assert not bench.found_in_top(audit.doctor(rows, configuration=configuration),
                                   bench.Planting("x", "description", "Vendor", configuration),
                                   healthy)
+
+
+def test_the_what_if_agrees_with_the_services_validation_where_values_are_the_same() -> None:
+    rows = _rows()
+    configuration = _configuration()
+    planting = next(p for p in bench.plantings("x", configuration, rows)
+                    if p.defect == "date format")
+    tree = bench._target(configuration, planting.target)["validation_tree"]
+    # The planted batch read the same values as the working one (no engine here): the
+    # doctor's rule evaluation and the service's `validate_value` must agree on each.
+    got = bench.what_if_agreement(audit.doctor(rows, configuration=planting.configuration),
+                                  planting, rows, tree)
+    assert got["n"] == got["n_same"] == 40
+    assert got["agree"] == got["agree_same"] == 40
+    # A value the engine read otherwise under the planted rule counts apart.
+    other = rows.copy()
+    other.loc[(other["target"] == planting.target) & (other["document"] == "d00.pdf"),
+              "value"] = "not a date"
+    got = bench.what_if_agreement(audit.doctor(other, configuration=planting.configuration),
+                                  planting, rows, tree)
+    assert (got["n_same"], got["agree"], got["agree_same"]) == (39, 39, 39)

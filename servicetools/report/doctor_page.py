@@ -45,7 +45,8 @@ _GLOSSARY = [
     ("pass rate before → after", "the share of the batch's values that pass the target's "
      "tree, with the old tree and the written one, on the same values: nothing is "
      "extracted again (the engine also consults rules when it chooses among candidates, "
-     "so a new extraction may read some values differently)"),
+     "so a new extraction may read some values differently: over 42 planted changes on "
+     "real sets, 99.6% of documents passed or failed alike, `make bench-doctor`)"),
 ]
 
 
