@@ -43,6 +43,7 @@ from .lines import Line
 from .lookalikes import lookalike_ratio
 from .names import (
     address_below,
+    footer_name,
     issuer_name,
     only_legal_form,
     recipient_name,
@@ -328,6 +329,11 @@ def extract_fields(
     read = "ocr" if any(w.confidence < 1.0 for line in lines for w in line.words) else "text"
     labelled = {label.line for label in labels}
     issuer = issuer_name(lines, labelled, frozenset(covered)) if at_top else None
+    # A registered name over the company's bank and registration details in the footer is
+    # the legal issuer, where the top may show a brand, a logo's words or another entity
+    # (chosen on the tuning halves: where both are found and differ, the footer was right).
+    if at_top and (footer := footer_name(lines)) is not None:
+        issuer = footer
     for target in targets:
         target_id = str(target.get("id", ""))
         candidates = by_target.get(target_id, [])
@@ -478,7 +484,7 @@ def _candidate(
         if below and (not words or _has_shape(below, shape)):
             words, line = below, below_line
             # A label without a colon above a value is as often a table's column header.
-            colon = lines[label.line].words[label.end - 1].text.endswith(":")
+            colon = _colon_after(lines[label.line], label)
             placement = _BELOW if colon else _BELOW_BARE
     if shape.pattern is None and (_wants_top(target) or _wants_recipient(target)) and (
             not words or (line != label.line and _opens_with_label(lines[line]))):
@@ -642,6 +648,9 @@ def _right_of(
             slashed = word.text == "/"
             previous = word.x1
             continue
+        if not phrases and word.text in _COLONS:
+            previous = word.x1  # "PAYABLE TO :": OCR set the label's colon apart
+            continue
         if not phrases and _NAME_WORD.fullmatch(word.text):
             previous = word.x1  # "CUSTOMER NAME: MICROSOFT CORPORATION": part of the label
             continue
@@ -678,6 +687,15 @@ def _right_of(
         phrases[-1].append(word)
         previous = word.x1
     return phrases
+
+
+_COLONS = (":", "：")
+
+
+def _colon_after(line: Line, label: Label) -> bool:
+    """The label ends in a colon, glued to it or set apart ("PAYABLE TO :")."""
+    after = line.words[label.end].text if label.end < len(line.words) else ""
+    return line.words[label.end - 1].text.endswith(":") or after in _COLONS
 
 
 def _below(

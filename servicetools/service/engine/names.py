@@ -25,8 +25,8 @@ from .results import EngineValue
 from .vocabulary import block_headings
 
 __all__ = [
-    "Name", "address_below", "issuer_name", "misread_legal_forms", "only_legal_form",
-    "recipient_name", "title_words_only",
+    "Name", "address_below", "footer_name", "issuer_name", "misread_legal_forms",
+    "only_legal_form", "recipient_name", "title_words_only",
 ]
 
 # Legal forms of companies, as printed (compared without case).
@@ -251,7 +251,7 @@ def issuer_name(
             if score > 0 and (best is None or score > best[0]):
                 best = (score, index, phrase)
     if best is None:
-        return None
+        return _heading_an_address(lines, first, skip, covered, body)
     score, index, phrase = best
     used = [index]
     words = _before_street(list(phrase))
@@ -275,6 +275,98 @@ def issuer_name(
                 "issuer_joined": float(len(used) > 1),
                 "issuer_line": float(min(index, 6))}
     return Name(EngineValue(text, round(certainty * ocr, 4), evidence=evidence), tuple(used))
+
+
+# Words of the company details a footer gives beside the issuer's registered name: bank,
+# registration and tax numbers, management ("Mustermann AG  IBAN: DE12...", "Sound and
+# Vision OÜ  Phone: ...  Bank name: ...  Reg. No.: ...").
+_COMPANY_DETAILS = re.compile(
+    r"(?<![A-Za-z])(?:iban|bic|swift|bank|konto|kontonummer|blz|account|acct|vat|ust|"
+    r"ust-?idnr|steuer-?nr|steuernummer|tax|reg|registration|registered|handelsregister|"
+    r"amtsgericht|hrb|hra|registergericht|geschäftsführer|geschäftsführung|vorstand|"
+    r"director|kvk|siret|siren|rcs|tva|btw|nif|cif|p\.?\s?iva|codice\s*fiscale|"
+    r"company\s*(?:no|number)|abn|gst)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_FOOTER = 0.6  # a footer stands in the lower part of a page (page heights from its top)
+_DETAILS_REACH = 4  # lines of the name's block, from its own, that may hold the details
+_FOOTER_CONFIDENCE = 0.75
+
+
+def footer_name(lines: list[Line]) -> Name | None:
+    """The issuer's registered name in a footer: a phrase with a legal form low on the
+    first or last page whose block (its line and the few under it) gives the company's
+    bank, registration or tax details. Invoices print the issuer's name so where the top
+    holds only a logo, a brand, or the customer's address."""
+    if not lines:
+        return None
+    pages = {lines[0].page, lines[-1].page}
+    body = statistics.median(line.height for line in lines) or 1e-9
+    for index, line in enumerate(lines):
+        if line.page not in pages or min(w.y0 for w in line.words) < _FOOTER:
+            continue
+        block = [lines[i] for i in range(index, min(index + _DETAILS_REACH, len(lines)))
+                 if lines[i].page == line.page]
+        if not _COMPANY_DETAILS.search(" ".join(b.text for b in block)):
+            continue
+        for phrase in _segments(line):
+            text = _TRAILING_NUMBER.sub("", " ".join(w.text for w in phrase)).strip(" ,;")
+            if not (_LEGAL_FORM.search(text) or _GLUED_LEGAL_FORM.search(text)):
+                continue
+            if _COMPANY_DETAILS.search(text) or _OWNER.search(text) or only_legal_form(text):
+                continue  # "Bank: Sparkasse AG", "a member of X Group", "GmbH" alone
+            height = statistics.median(w.height for w in phrase)
+            if _score(text, height, body, 0, sender=True) <= 0:
+                continue
+            ocr = statistics.fmean(w.confidence for w in phrase)
+            if ocr < 1.0:
+                text = misread_legal_forms(text)
+            evidence = {"issuer": 1.0, "issuer_footer": 1.0, "issuer_legal": 1.0}
+            return Name(EngineValue(text, round(_FOOTER_CONFIDENCE * ocr, 4),
+                                    evidence=evidence), (index,))
+    return None
+
+
+_BLOCK_CONFIDENCE = 0.5
+_COLUMN = 0.02  # page widths: lines of one block start at the same place
+
+
+def _heading_an_address(lines: list[Line], first: list[int], skip: set[int],
+                        covered: frozenset[tuple[int, int]], body: float) -> Name | None:
+    """Without a letterhead: the first phrase of the first lines that heads an address
+    block (a street or postcode in the lines under it, starting where it starts), on an
+    unlabelled line under no heading ("WeasyPrint" over "26 rue Emile Decorps" / "69100
+    Villeurbanne", beside the customer's block). The sender's block comes first."""
+    for index in first:
+        if index in skip or (index - 1 in skip and index - 1 >= 0
+                             and lines[index - 1].y1 >= lines[index].y0 - 1.5 * body):
+            continue  # a labelled line, or right under one ("Bill To:" over the customer)
+        line = lines[index]
+        for phrase in _segments(line):
+            if any((index, line.words.index(w)) in covered for w in phrase):
+                continue
+            text = " ".join(w.text for w in phrase)
+            height = statistics.median(w.height for w in phrase)
+            if (_score(text, height, body, 0, sender=True) <= 0 or _OWNER.search(text)
+                    or _ADDRESS_WORDS.search(text) or _POSTCODE.search(text)):
+                continue
+            under = [w for i in range(index + 1, min(index + 3, len(lines)))
+                     if lines[i].page == line.page and i not in skip
+                     for w in lines[i].words if abs(w.x0 - phrase[0].x0) <= _COLUMN]
+            starts = [i for i in range(index + 1, min(index + 3, len(lines)))
+                      if any(abs(w.x0 - phrase[0].x0) <= _COLUMN for w in lines[i].words)]
+            if not under or len(starts) < 2:
+                continue
+            block = " ".join(" ".join(w.text for w in _segments(lines[i])[0])
+                             for i in starts)
+            if not (_ADDRESS_WORDS.search(block) or _POSTCODE.search(block)):
+                continue
+            ocr = statistics.fmean(w.confidence for w in phrase)
+            evidence = {"issuer": 1.0, "issuer_block": 1.0,
+                        "issuer_legal": float(bool(_LEGAL_FORM.search(text)))}
+            return Name(EngineValue(text, round(_BLOCK_CONFIDENCE * ocr, 4),
+                                    evidence=evidence), (index,))
+    return None
 
 
 # A house number and a street glued or set close after the name, in one phrase:

@@ -108,8 +108,9 @@ _TABLE: dict[str, tuple[str, ...]] = {
 # Printed labels of each role a target may have (roles.py), English first: what a
 # configuration's target of that role finds whatever the user called it.
 _ROLES: dict[str, tuple[str, ...]] = {
+    # Who is paid is who issued the bill: "Payable To", "Remit To", "Pay To".
     "issuer": ("Vendor", "Supplier", "Seller", "From", "Sold By", "Issued By", "Merchant",
-               "Store", *_VENDOR),
+               "Store", "Payable To", "Remit To", "Pay To", "Payee", *_VENDOR),
     # Media orders and invoices name their customer the advertiser.
     "customer": ("Customer", "Bill To", "Billed To", "Sold To", "Invoice To", "Buyer",
                  "Client", "Advertiser", *_CUSTOMER),

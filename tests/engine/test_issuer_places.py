@@ -1,0 +1,104 @@
+"""Where invoices print their issuer besides a letterhead: after "Payable To" (its colon
+set apart by OCR), as the registered name in a footer over the company's bank and
+registration details, and heading the sender's address block when the top holds only
+labels. Each document is built here word by word."""
+
+import copy
+from typing import Any
+
+import pytest
+
+from servicetools.service.engine import Document
+
+from ..support.engine_documents import extract_all, field_values, placed
+
+
+def _whole_page(configuration: dict[str, Any]) -> dict[str, Any]:
+    """The bundled invoices configuration with every field read from the whole document
+    (it reads names from the top half of page 1)."""
+    changed = copy.deepcopy(configuration)
+    for target in changed["extraction_targets"]:
+        if target["type"] == "field":
+            target["search_area"] = "all"
+    return changed
+
+
+def _footer_invoice(details: bool) -> Document:
+    phrases = [("Sftware Netz", 0.05, 0.03), ("Musterstrasse 99", 0.05, 0.10),
+               ("12345 Musterstadt", 0.05, 0.12), ("Rechnung Nr. 4711", 0.05, 0.20),
+               *((f"Position {n} Kassenbuch Box 49,90", 0.05, 0.25 + 0.03 * n)
+                 for n in range(1, 10)),
+               ("Gesamtbetrag: 155,50 EUR", 0.05, 0.60),
+               ("Mustermann AG", 0.05, 0.85), ("Musterstrasse 272a", 0.05, 0.87),
+               ("98765 Musterstadt", 0.05, 0.89)]
+    if details:
+        phrases += [("IBAN: DE12345678901234567890", 0.40, 0.85),
+                     ("BIC: ABCDEFGHXXX", 0.40, 0.87)]
+    return placed(*phrases)
+
+
+def test_the_registered_name_in_the_footer_is_the_issuer(
+    invoices_config: dict[str, Any],
+) -> None:
+    targets = extract_all(_footer_invoice(details=True), _whole_page(invoices_config))
+    assert field_values(targets)["t-vendor"] == "Mustermann AG"
+    assert targets["t-vendor"].values[0].evidence["issuer_footer"] == 1.0
+
+
+def test_a_footer_name_without_company_details_is_not_taken(
+    invoices_config: dict[str, Any],
+) -> None:
+    # A legal form low on the page alone may be anyone (a customer, a carrier): the
+    # bank or registration details beside it make it the issuer's.
+    targets = extract_all(_footer_invoice(details=False), _whole_page(invoices_config))
+    assert field_values(targets)["t-vendor"] == "Sftware Netz"
+
+
+def test_the_footer_is_not_read_outside_the_targets_search_area(
+    invoices_config: dict[str, Any],
+) -> None:
+    # The bundled configuration reads the vendor in the top half of page 1.
+    targets = extract_all(_footer_invoice(details=True), invoices_config)
+    assert field_values(targets)["t-vendor"] == "Sftware Netz"
+
+
+@pytest.mark.parametrize("colon", [" :", ":"], ids=["apart", "glued"])
+def test_payable_to_names_the_issuer_even_with_its_colon_set_apart(
+    colon: str, invoices_config: dict[str, Any],
+) -> None:
+    document = placed(("INVOICE", 0.05, 0.03), (f"PAYABLE TO{colon}", 0.05, 0.10),
+                      ("INVOICE DATE 12/30/2013", 0.45, 0.10),
+                      ("LG Electronics MobileComm", 0.05, 0.12), ("BILL TO", 0.05, 0.20),
+                      ("GOOGLE INC.", 0.05, 0.22))
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-vendor"] == "LG Electronics MobileComm"
+    assert values["t-customer"] == "GOOGLE INC."
+
+
+def _blocks(above: str) -> Document:
+    return placed(("Invoice number: 12345", 0.65, 0.10), (above, 0.14, 0.12),
+                  ("WeasyPrint", 0.14, 0.23), ("Our awesome developers", 0.50, 0.23),
+                  ("26 rue Emile Decorps", 0.14, 0.25), ("From all around the world", 0.50, 0.25),
+                  ("69100 Villeurbanne", 0.14, 0.27), ("Earth", 0.50, 0.27),
+                  ("France", 0.14, 0.29), ("TOTAL DUE €10,545.00", 0.14, 0.50))
+
+
+def test_the_name_heading_the_first_address_block_is_the_issuer(
+    invoices_config: dict[str, Any],
+) -> None:
+    # Labels come first and no name stands larger: the sender's block (a name over a
+    # street and a postcode) is the issuer; the customer's block beside it has no address.
+    targets = extract_all(_blocks("Invoice Date: March 31, 2018"), invoices_config)
+    assert field_values(targets)["t-vendor"] == "WeasyPrint"
+    assert targets["t-vendor"].values[0].evidence["issuer_block"] == 1.0
+
+
+def test_a_block_right_under_a_heading_is_not_the_senders(
+    invoices_config: dict[str, Any],
+) -> None:
+    document = placed(("Invoice number: 12345", 0.65, 0.10), ("Bill To:", 0.14, 0.21),
+                      ("WeasyPrint", 0.14, 0.23), ("26 rue Emile Decorps", 0.14, 0.25),
+                      ("69100 Villeurbanne", 0.14, 0.27))
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-vendor"] != "WeasyPrint"
+    assert values["t-customer"] == "WeasyPrint"
