@@ -128,8 +128,10 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "issue_date": (*_INVOICE_DATE, "Purchase Date", "Transaction Date"),
     "due_date": ("Due Date", "Payment Due", "Due", "Pay By", *_DUE_DATE),
     "total": _TOTAL,
-    "subtotal": ("Subtotal", "Sub-total", "Sub Total", "Net Amount", *_SUBTOTAL),
-    "tax": ("Tax", "VAT", "GST", "Sales Tax", "Tax Amount", *_TAX),
+    # "Net total" before "VAT total" on a European invoice; a receipt's "Nett Total" is
+    # what was paid, and stays the total's.
+    "subtotal": ("Subtotal", "Sub-total", "Sub Total", "Net Amount", "Net Total", *_SUBTOTAL),
+    "tax": ("Tax", "VAT", "GST", "Sales Tax", "Tax Amount", "Tax Total", "VAT Total", *_TAX),
     "address": ("Address", *_ADDRESS),
     # A period's printed labels, over a range "03/09/20 - 04/12/20" or "1 May to 3 June".
     "period": ("Period", "Dates", "Date Range", "Term", "Billing Period", "Service Period",

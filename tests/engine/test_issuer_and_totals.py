@@ -1,7 +1,8 @@
 """Where invoices print their issuer besides a letterhead: after "Payable To" (its colon
 set apart by OCR), as the registered name in a footer over the company's bank and
 registration details, and heading the sender's address block when the top holds only
-labels. Each document is built here word by word."""
+labels; and a European invoice's "Net total" and "VAT total", found whatever the user
+called the subtotal and the tax. Each document is built here word by word."""
 
 import copy
 from typing import Any
@@ -102,3 +103,14 @@ def test_a_block_right_under_a_heading_is_not_the_senders(
     values = field_values(extract_all(document, invoices_config))
     assert values["t-vendor"] != "WeasyPrint"
     assert values["t-customer"] == "WeasyPrint"
+
+
+def test_net_total_and_vat_total_label_the_subtotal_and_the_tax(
+    invoices_config: dict[str, Any],
+) -> None:
+    # A European invoice's summary: the net total before the VAT total, then the total.
+    document = placed(("Net total: 496.00 €", 0.55, 0.60), ("VAT total: 75.04 €", 0.55, 0.63),
+                      ("Total: 571.04 €", 0.55, 0.66))
+    values = field_values(extract_all(document, invoices_config))
+    assert (values["t-subtotal"], values["t-tax"], values["t-total"]) == (
+        "496.00 €", "75.04 €", "571.04 €")
