@@ -114,3 +114,31 @@ def test_net_total_and_vat_total_label_the_subtotal_and_the_tax(
     values = field_values(extract_all(document, invoices_config))
     assert (values["t-subtotal"], values["t-tax"], values["t-total"]) == (
         "496.00 €", "75.04 €", "571.04 €")
+
+
+def _schedule_configuration() -> dict[str, Any]:
+    def date(target_id: str, name: str, description: str) -> dict[str, Any]:
+        return {"id": target_id, "type": "field", "name": name, "description": description,
+                "example": "12/09/19", "is_multiple": False, "search_area": "all",
+                "search_area_type": "all", "extraction_group_id": "g-dates",
+                "validation_tree": {"name": "date", "rule_groups": [{"name": "date format",
+                                    "rules": [{"type": "date", "formats": ["%m/%d/%y"]}]}]}}
+
+    return {"id": "cfg-schedule", "name": "schedule", "document_class": "order",
+            "description": "Orders of air time.", "search_areas": {},
+            "extraction_targets": [date("t-start", "Start Date", "The first day the ads run."),
+                                   date("t-end", "End Date", "The last day the ads run.")]}
+
+
+@pytest.mark.parametrize("stated", [True, False], ids=["labelled-once", "range-only"])
+def test_headings_repeated_over_a_schedule_do_not_label_the_period(stated: bool) -> None:
+    # Each week of the schedule prints "Start Date  End Date" over its own dates; the
+    # period the order states once is the one a "Start Date" target asks for.
+    phrases = [("WYFF4.com", 0.05, 0.03),
+               (("Contract Dates" if stated else "Schedule:") + " 09/29/20 - 10/05/20", 0.05, 0.08)]
+    for week, y in enumerate((0.30, 0.40, 0.50)):
+        phrases += [("Start Date", 0.10, y), ("End Date", 0.30, y), ("Spots", 0.50, y),
+                    (f"10/0{week + 1}/20", 0.10, y + 0.025),
+                    (f"10/0{week + 4}/20", 0.30, y + 0.025), ("2", 0.50, y + 0.025)]
+    values = field_values(extract_all(placed(*phrases), _schedule_configuration()))
+    assert (values["t-start"], values["t-end"]) == ("09/29/20", "10/05/20")

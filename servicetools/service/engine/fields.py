@@ -135,6 +135,7 @@ class Candidate:
     valid: bool | None
     translated: bool = False
     label_line: int = -1
+    label_key: str = ""
 
     @property
     def quality(self) -> float:
@@ -329,6 +330,7 @@ def extract_fields(
     read = "ocr" if any(w.confidence < 1.0 for line in lines for w in line.words) else "text"
     labelled = {label.line for label in labels}
     issuer = issuer_name(lines, labelled, frozenset(covered)) if at_top else None
+    headings = _repeated(labels, lines)
     # A registered name over the company's bank and registration details in the footer is
     # the legal issuer, where the top may show a brand, a logo's words or another entity
     # (chosen on the tuning halves: where both are found and differ, the footer was right).
@@ -337,13 +339,26 @@ def extract_fields(
     for target in targets:
         target_id = str(target.get("id", ""))
         candidates = by_target.get(target_id, [])
-        stated = understand(target).stated
+        understood = understand(target)
+        stated = understood.stated
+        period = None
+        if candidates and understood.end and _shape(target).kind == "date":
+            # "Start Date  End Date" over every week of a schedule: a heading printed
+            # again and again labels each row's dates. A label printed once wins; with
+            # none, the period the document states once ("09/29/20 - 10/05/20").
+            once = [c for c in candidates if (c.label_line, c.label_key) not in headings]
+            if once:
+                candidates = once
+            else:
+                period = _range_end(lines, _shape(target), understood.end)
         if stated and (values := stated_values(lines, target, stated)):
             # "Governing Law. This Agreement shall be governed by ...": the heading labels
             # a sentence; the value is read from the sentence the target's words point to.
             result[target_id] = values if target.get("is_multiple") else values[:1]
         elif understand(target).role == CURRENCY:
             result[target_id] = [_currency(lines, candidates)]
+        elif period is not None:
+            result[target_id] = [period]
         elif candidates:
             result[target_id] = _choose(candidates, bool(target.get("is_multiple")))
             if _shape(target).kind == "amount" and not target.get("is_multiple"):
@@ -551,6 +566,7 @@ def _candidate(
         label_score=label.score,
         translated=label.translated,
         label_line=label.line,
+        label_key=label.key,
         placement=placement,
         specificity=len(label.key),
         shape_fit=shape.fits(text),
@@ -808,6 +824,15 @@ def _choose(candidates: list[Candidate], multiple: bool) -> list[EngineValue]:
     rivals = [c for c in candidates if c.text != best.text]
     return [EngineValue(best.text, _confidence(best, rivals),
                         evidence=_evidence(best, len({r.text for r in rivals})))]
+
+
+def _repeated(labels: list[Label], lines: list[Line]) -> set[tuple[int, str]]:
+    """(line, key) of labels printed on several lines of their page: column headings
+    repeated over a schedule's rows, not labels of the document's own values (which a
+    page header may repeat once a page)."""
+    places = {(label.line, label.key) for label in labels}
+    count = Counter((lines[line].page, key) for line, key in places)
+    return {(line, key) for line, key in places if count[lines[line].page, key] >= 2}
 
 
 def _evidence(candidate: Candidate, rivals: int) -> dict[str, float]:
