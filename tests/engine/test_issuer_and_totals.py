@@ -11,7 +11,7 @@ import pytest
 
 from servicetools.service.engine import Document
 
-from ..support.engine_documents import extract_all, field_values, placed
+from ..support.engine_documents import extract_all, field_values, placed, stacked
 
 
 def _whole_page(configuration: dict[str, Any]) -> dict[str, Any]:
@@ -142,3 +142,17 @@ def test_headings_repeated_over_a_schedule_do_not_label_the_period(stated: bool)
                     (f"10/0{week + 4}/20", 0.30, y + 0.025), ("2", 0.50, y + 0.025)]
     values = field_values(extract_all(placed(*phrases), _schedule_configuration()))
     assert (values["t-start"], values["t-end"]) == ("09/29/20", "10/05/20")
+
+
+def test_the_owner_is_passed_over_when_ocr_sets_words_inside_owned_by(
+    receipts_config: dict[str, Any],
+) -> None:
+    # "Owned ... By:" with the GST column's words read into it: the company under it
+    # owns the shop, whose name heads the receipt.
+    document = stacked(("SANYU STATIONERY SHOP", 0.027), "NO. 31G&33G, JALAN SETIA INDAH X,U13/X",
+                       "40170 SETIA ALAM", "Tel: +603-3362 4137",
+                       "Owned GST ID By: No: 001531760640 TAX INVOICE",
+                       "SANYU SUPPLY SDN BHD (1135772-K)", "Total 14.90")
+    values = field_values(extract_all(document, receipts_config))
+    assert values["t-merchant"] == "SANYU STATIONERY SHOP"
+    assert values["t-address"] == "NO. 31G&33G, JALAN SETIA INDAH X,U13/X 40170 SETIA ALAM"

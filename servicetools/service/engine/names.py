@@ -52,7 +52,9 @@ _MISREAD_FORMS = (
 # Words that introduce the company behind the shop ("Owned By:", "formerly known as",
 # "Licensee of"): the name that follows is not the issuer, nor part of its address.
 _OWNER = re.compile(
-    r"(?:owned|operated|managed|issued)\s*by|formerly\s*known\s*as|(?:licensee|franchisee)\s*of"
+    # OCR may set a word of the column beside between them: "Owned GST ID By:".
+    r"(?:owned|operated|managed|issued)(?:\s+\S+){0,3}?\s*by\b|formerly\s*known\s*as"
+    r"|(?:licensee|franchisee)\s*of"
     r"|a\s*(?:member|division|subsidiary|brand)\s*of",
     re.IGNORECASE,
 )
