@@ -156,3 +156,17 @@ def test_the_owner_is_passed_over_when_ocr_sets_words_inside_owned_by(
     values = field_values(extract_all(document, receipts_config))
     assert values["t-merchant"] == "SANYU STATIONERY SHOP"
     assert values["t-address"] == "NO. 31G&33G, JALAN SETIA INDAH X,U13/X 40170 SETIA ALAM"
+
+
+def test_a_company_under_the_labels_is_not_the_issuer_when_one_heads_the_page(
+    receipts_config: dict[str, Any],
+) -> None:
+    # The customer's block, set larger, under the invoice's labels: the company with a
+    # legal form at the head of the page issued it.
+    document = stacked("GARDENIA BAKERIES (KL) SDN BHD (139386 X)", "Lot 3, Jalan Pelabur 23/1,",
+                       "40300 Shah Alam, Selangor.", "Tel: 03-55423228",
+                       ("TAX INVOICE", 0.025), "Date: 16/09/2017",
+                       ("MAKASSAR FRESH MARKET SDN BHD", 0.03), "GROUND FLOOR, NO. 4& 6,",
+                       "47500 SUBANG JAYA, SELANGOR", "Total 5.00")
+    values = field_values(extract_all(document, receipts_config))
+    assert values["t-merchant"] == "GARDENIA BAKERIES (KL) SDN BHD"

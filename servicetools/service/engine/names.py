@@ -225,6 +225,7 @@ def issuer_name(
     addressee = {i + k for i in first if _is_sender_line(lines[i])
                  for k in range(1, _RECIPIENT_REACH + 1)}
     best: tuple[float, int, list[Word]] | None = None
+    legal_above = False
     for index in first:
         line = lines[index]
         segments = _segments(line)
@@ -239,8 +240,10 @@ def issuer_name(
             # A labelled line is no sender line ("Doc No  CS00013251 Date: 12/02/2018").
             sender = index not in skip and _sender_line(segments[number + 1 :])
             score = _score(text, height, body, lettered, sender)
-            if index > first_label and not (_LEGAL_FORM.search(text)
-                                            or _GLUED_LEGAL_FORM.search(text)):
+            legal = bool(_LEGAL_FORM.search(text) or _GLUED_LEGAL_FORM.search(text))
+            if index > first_label and (not legal or legal_above):
+                # Under the labels, a company with an address is as often the customer:
+                # it counts only when none with a legal form heads the page above them.
                 continue
             if _OWNER.search(text) or (index > 0 and _OWNER.search(lines[index - 1].text)):
                 continue  # "Owned By:" / "SANYU SUPPLY SDN BHD": the owner, not the shop
@@ -250,6 +253,8 @@ def issuer_name(
                 # "Lieferant GmbH · Lieferantenstraße 20 · 80333 München": the sender
                 # line above the recipient's address names the issuer first.
                 score += _SENDER
+            if score > 0 and legal and index < first_label:
+                legal_above = True
             if score > 0 and (best is None or score > best[0]):
                 best = (score, index, phrase)
     if best is None:
