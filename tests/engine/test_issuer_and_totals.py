@@ -170,3 +170,14 @@ def test_a_company_under_the_labels_is_not_the_issuer_when_one_heads_the_page(
                        "47500 SUBANG JAYA, SELANGOR", "Total 5.00")
     values = field_values(extract_all(document, receipts_config))
     assert values["t-merchant"] == "GARDENIA BAKERIES (KL) SDN BHD"
+
+
+def test_a_name_over_two_lines_ends_at_its_registration_number(
+    receipts_config: dict[str, Any],
+) -> None:
+    document = stacked(("RESTAURANT JIAWEI", 0.03), ("JIAWEI HOUSE", 0.03), "002693074-K",
+                       "13, JLN TASIK UTAMA 8", "MEDAN NIAGA DAMAI SG BESI", "57000 KL",
+                       "Total 5.00")
+    values = field_values(extract_all(document, receipts_config))
+    assert values["t-merchant"] == "RESTAURANT JIAWEI JIAWEI HOUSE"
+    assert values["t-address"] == "13, JLN TASIK UTAMA 8 MEDAN NIAGA DAMAI SG BESI 57000 KL"

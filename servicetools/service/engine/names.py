@@ -483,7 +483,13 @@ def _continues(lines: list[Line], index: int, phrase: list[Word]) -> bool:
     if _ONLY_LEGAL_FORM.match(following):
         return True
     similar = abs(after.height - here.height) <= 0.25 * here.height
-    return similar and bool(_JOINERS.search(text)) and not _ADDRESS_WORDS.search(following)
+    if not similar or _ADDRESS_WORDS.search(following):
+        return False
+    # "RESTAURANT JIAWEI" / "JIAWEI HOUSE" / "002693074-K": the company's registration
+    # number closes its name, however many lines the name takes.
+    closing = lines[index + 2].text.strip() if index + 2 < len(lines) else ""
+    registered = bool(_REGISTRATION.match(closing)) and any(c.isdigit() for c in closing)
+    return bool(_JOINERS.search(text)) or registered
 
 
 def _continues_from(lines: list[Line], index: int, phrase: list[Word]) -> bool:
