@@ -57,7 +57,11 @@ ESTIMATE_COLUMNS: tuple[str, ...] = (
 # so a target with a handful of labels borrows from the others.
 _FEATURES = ("logit_confidence", "failed", "empty", "no_confidence")
 _RIDGE = 1.0  # on the slopes: some hundred labels, four inputs
-_TARGET_RIDGE = 5.0  # on each target's offset: worth about five labels of its own
+# Each target's offset weighs as much as this many labels of its own. A label carries
+# a(1 - a) of information at accuracy a, so the ridge is that many times the reference's
+# a(1 - a): a flat 5.0 weighed like 30-50 labels at the usual 80-90% right, and a target
+# with its own few dozen labels hardly moved from the pooled model.
+_TARGET_LABELS = 5.0
 _MIN_REFERENCE = 30  # labelled values of a target below which the estimate says so
 _MIN_AUDIT = 10  # audited values of a target below which the model alone speaks
 _SHIFT_P = 0.01  # a shift test's p-value below which this batch is not the reference's
@@ -101,6 +105,15 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, penalty: np.ndarray, offset: np.
     return beta
 
 
+def _target_ridge(y: np.ndarray, weights: np.ndarray | None) -> float:
+    """The ridge on each target's offset: `_TARGET_LABELS` labels' worth of information
+    at the reference's accuracy (at least that of 1% wrong, so an all-right reference
+    still shrinks)."""
+    accuracy = float(np.average(y, weights=weights)) if len(y) and (
+        weights is None or weights.sum() > 0) else 0.5
+    return _TARGET_LABELS * max(accuracy * (1 - accuracy), 0.01)
+
+
 @dataclass(frozen=True)
 class ErrorModel:
     """P(right) of a value from its confidence, validation and emptiness, fitted on
@@ -128,8 +141,9 @@ class ErrorModel:
         own = np.zeros((len(rows), len(targets)))
         own[np.arange(len(rows)), [index[str(t)] for t in rows["target"].astype(object)]] = 1
         x = np.column_stack([np.ones(len(rows)), _inputs(rows), own])
-        penalty = np.array([0.0] + [_RIDGE] * len(_FEATURES) + [_TARGET_RIDGE] * len(targets))
         y = rows["correct"].astype(bool).to_numpy(dtype=float)
+        penalty = np.array([0.0] + [_RIDGE] * len(_FEATURES)
+                           + [_target_ridge(y, weights)] * len(targets))
         beta = _fit_logistic(x, y, penalty, _offset(rows), weights)
         counts = rows["target"].astype(object).astype(str).value_counts()
         return cls(coef=dict(zip(_FEATURES, map(float, beta[1:1 + len(_FEATURES)]),
