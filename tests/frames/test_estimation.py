@@ -226,3 +226,34 @@ def test_a_target_with_its_own_labels_in_the_reference_is_not_pulled_to_the_pool
     batch = values("Date", 200, 0.6, start=1000).drop(columns="correct")
     row = audit.estimate(batch, reference=reference).loc["Date"]
     assert abs(row["estimate"] - own) < 0.03 and row["reliable"]
+
+
+def test_a_target_the_reference_lacks_gets_the_spread_of_targets_calibration() -> None:
+    # Six targets whose confidence is off by -1.5 to +1.5 in log-odds; a seventh, which
+    # the reference lacks, is off by -1.2: the pooled model cannot know, so its interval
+    # must be as wide as targets' calibration differs, not the binomial noise alone.
+    rng = np.random.default_rng(0)
+
+    def values(target: str, n: int, shift: float, start: int = 0) -> pd.DataFrame:
+        confidence = np.clip(rng.beta(6, 1.2, n), 0.05, 0.99)
+        p = 1 / (1 + np.exp(-(np.log(confidence / (1 - confidence)) + shift)))
+        return pd.DataFrame({
+            "target_name": target, "extraction_id": [f"e{start + i}" for i in range(n)],
+            "value_id": [f"{target}{start + i}" for i in range(n)], "value": "x",
+            "confidence": confidence, "validation_passed": True,
+            "correct": rng.random(n) < p})
+
+    labelled = pd.concat([values(t, 80, s) for t, s in zip(
+        "ABCDEF", (-1.5, -0.75, 0.0, 0.0, 0.75, 1.5), strict=True)], ignore_index=True)
+    reference = pd.DataFrame({
+        "target": labelled["target_name"], "value_id": labelled["value_id"],
+        "confidence": labelled["confidence"], "passed": pd.array([True] * len(labelled)),
+        "filled": True, "correct": pd.array(labelled["correct"], dtype="boolean")})
+    model = ErrorModel.fit(reference)
+    assert 0.3 < model.spread < 4
+    # A target with its own 80 labels is settled: little of the spread is left to it.
+    assert model.offset_variance("A") < 0.05 * model.spread
+    assert model.offset_variance("New") == model.spread
+    batch = values("New", 400, -1.2, start=1000)
+    row = audit.estimate(batch.drop(columns="correct"), reference=reference).loc["New"]
+    assert row["low"] <= batch["correct"].mean() <= row["high"] and not row["reliable"]
