@@ -257,3 +257,26 @@ def test_a_target_the_reference_lacks_gets_the_spread_of_targets_calibration() -
     batch = values("New", 400, -1.2, start=1000)
     row = audit.estimate(batch.drop(columns="correct"), reference=reference).loc["New"]
     assert row["low"] <= batch["correct"].mean() <= row["high"] and not row["reliable"]
+
+
+def test_an_all_right_target_of_the_reference_does_not_run_to_certainty() -> None:
+    # A reference right 96% of the time, one of whose targets has no error in 24 labels:
+    # no error in 24 is not certainty, and the estimate keeps a chance of one.
+    rng = np.random.default_rng(0)
+
+    def values(target: str, n: int, rate: float, start: int = 0) -> pd.DataFrame:
+        return pd.DataFrame({
+            "target_name": target, "extraction_id": [f"e{start + i}" for i in range(n)],
+            "value_id": [f"{target}{start + i}" for i in range(n)], "value": "x",
+            "confidence": np.clip(rng.normal(0.95, 0.02, n), 0.5, 0.99),
+            "validation_passed": True, "correct": rng.random(n) < rate})
+
+    labelled = pd.concat([values("Total", 200, 0.96), values("Date", 24, 1.0)],
+                         ignore_index=True)
+    reference = pd.DataFrame({
+        "target": labelled["target_name"], "value_id": labelled["value_id"],
+        "confidence": labelled["confidence"], "passed": pd.array([True] * len(labelled)),
+        "filled": True, "correct": pd.array(labelled["correct"], dtype="boolean")})
+    batch = values("Date", 40, 1.0, start=1000).drop(columns="correct")
+    row = audit.estimate(batch, reference=reference).loc["Date"]
+    assert row["estimate"] < 0.99 and row["high"] - row["low"] > 0.02

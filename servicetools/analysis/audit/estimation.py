@@ -9,10 +9,13 @@ still say how many of its values are right:
   empty (confidence alone misses what a failed rule says). The mean over a target's
   values is its estimated accuracy (NannyML's confidence-based performance estimation,
   with validation and emptiness as inputs beside the score). The interval holds the
-  model's own uncertainty (refitted on resamples of the reference) and the batch's
-  binomial noise. It is marked unreliable when the reference has few labelled values of
-  the target, or when this batch's confidence or pass rate lies outside the reference's
-  (a two-sample test): then the model is extrapolating.
+  model's own uncertainty (refitted on resamples of the reference), the batch's
+  binomial noise, and how far targets' calibration differs one from another (estimated
+  on the reference's targets) for the part of this target's that its own labels there
+  leave open: all of it for a target the reference lacks. It is marked unreliable
+  when the reference has few labelled values of the target, or when this batch's
+  confidence or pass rate lies outside the reference's (a two-sample test): then the
+  model is extrapolating.
 - **a random audit sample of this batch**, labelled in the review queue (its ledger
   rows) or given as truth: the prediction-powered estimate (Angelopoulos et al.,
   Science 2023) adds the sample's mean error of the model to the model's mean over
@@ -57,11 +60,11 @@ ESTIMATE_COLUMNS: tuple[str, ...] = (
 # so a target with a handful of labels borrows from the others.
 _FEATURES = ("logit_confidence", "failed", "empty", "no_confidence")
 _RIDGE = 1.0  # on the slopes: some hundred labels, four inputs
-# Each target's offset weighs as much as this many labels of its own. A label carries
-# a(1 - a) of information at accuracy a, so the ridge is that many times the reference's
-# a(1 - a): a flat 5.0 weighed like 30-50 labels at the usual 80-90% right, and a target
-# with its own few dozen labels hardly moved from the pooled model.
-_TARGET_LABELS = 5.0
+# On each target's offset: a prior spread of one log-odds unit (a target's confidence may
+# be off from the pool's by about a factor e in odds). 5.0 held a target with a few
+# dozen labels of its own near the pooled model; a ridge scaled by the reference's
+# a(1 - a) let an all-right target's offset run to certainty. Chosen on the tuning halves.
+_TARGET_RIDGE = 1.0
 # The between-target variance of offsets (log-odds) is kept within these bounds: a
 # reference of few targets can estimate it at almost nothing.
 _SPREAD_BOUNDS = (0.01, 4.0)
@@ -138,15 +141,6 @@ def _between_targets(x: np.ndarray, y: np.ndarray, offset: np.ndarray, targets: 
     return spread
 
 
-def _target_ridge(y: np.ndarray, weights: np.ndarray | None) -> float:
-    """The ridge on each target's offset: `_TARGET_LABELS` labels' worth of information
-    at the reference's accuracy (at least that of 1% wrong, so an all-right reference
-    still shrinks)."""
-    accuracy = float(np.average(y, weights=weights)) if len(y) and (
-        weights is None or weights.sum() > 0) else 0.5
-    return _TARGET_LABELS * max(accuracy * (1 - accuracy), 0.01)
-
-
 @dataclass(frozen=True)
 class ErrorModel:
     """P(right) of a value from its confidence, validation and emptiness, fitted on
@@ -183,7 +177,7 @@ class ErrorModel:
         own[np.arange(len(rows)), [index[t] for t in names]] = 1
         x = np.column_stack([np.ones(len(rows)), _inputs(rows), own])
         y = rows["correct"].astype(bool).to_numpy(dtype=float)
-        ridge = _target_ridge(y, weights)
+        ridge = _TARGET_RIDGE
         penalty = np.array([0.0] + [_RIDGE] * len(_FEATURES) + [ridge] * len(targets))
         beta = _fit_logistic(x, y, penalty, _offset(rows), weights)
         counts = pd.Series(names).value_counts()
