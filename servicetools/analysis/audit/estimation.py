@@ -102,10 +102,12 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, penalty: np.ndarray, offset: np.
 
 
 def _newton(x: np.ndarray, y: np.ndarray, penalty: np.ndarray, offset: np.ndarray,
-            weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """`_fit_logistic`'s coefficients and the Hessian of the penalised log-likelihood
-    at them (its inverse: their posterior covariance)."""
-    beta = np.zeros(x.shape[1])
+            weights: np.ndarray | None = None, start: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """`_fit_logistic`'s coefficients (Newton's method from ``start``, else zeros) and
+    the Hessian of the penalised log-likelihood at them (its inverse: their posterior
+    covariance)."""
+    beta = np.zeros(x.shape[1]) if start is None else start.copy()
     w = np.ones(len(y)) if weights is None else weights
     hessian = np.diag(penalty)
     for _ in range(50):
@@ -127,15 +129,15 @@ def _between_targets(x: np.ndarray, y: np.ndarray, offset: np.ndarray, targets: 
     variance, refitted until it settles). The last ``targets`` columns of ``x`` are
     the targets' indicators."""
     if targets < 2:
-        return _SPREAD_BOUNDS[1] / 4  # one target says nothing of the spread
-    ridge = 1.0
-    for _ in range(30):
+        return 1 / _TARGET_RIDGE  # one target says nothing of the spread: the prior's
+    ridge, beta = _TARGET_RIDGE, None
+    for _ in range(30):  # each refit starts from the last: a few Newton steps
         penalty = np.array([0.0] + [_RIDGE] * (x.shape[1] - 1 - targets) + [ridge] * targets)
-        beta, hessian = _newton(x, y, penalty, offset)
+        beta, hessian = _newton(x, y, penalty, offset, start=beta)
         posterior = np.diag(np.linalg.inv(hessian + 1e-9 * np.eye(len(beta))))
         spread = float(np.mean(beta[-targets:] ** 2 + posterior[-targets:]))
         spread = min(max(spread, _SPREAD_BOUNDS[0]), _SPREAD_BOUNDS[1])
-        if abs(1 / spread - ridge) < 1e-3 * ridge:
+        if abs(1 / spread - ridge) < 1e-2 * ridge:  # it only widens intervals
             break
         ridge = 1 / spread
     return spread
@@ -202,8 +204,9 @@ class ErrorModel:
         if self.spread <= 0:
             return 0.0
         info = self.information.get(target, 0.0)
-        sampled = info / (info + self.ridge) ** 2 if info > 0 else 0.0
-        return max(0.0, 1 / (info + 1 / self.spread) - sampled)
+        if info <= 0:
+            return self.spread
+        return max(0.0, 1 / (info + 1 / self.spread) - info / (info + self.ridge) ** 2)
 
     def p_right(self, rows: pd.DataFrame) -> np.ndarray:
         """Each row's probability of being right (a target the reference lacks gets the
