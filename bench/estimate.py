@@ -11,12 +11,16 @@ then treated as a batch without truth, the other sets as the reference with trut
 
 1. ``audit.estimate`` from confidence alone (an `ErrorModel` fitted on the other sets):
    estimated against measured accuracy per target, and the median absolute difference
-   (goal: <= 3 points);
+   (goal: <= 3 points), beside what a perfect estimate would still differ by (the
+   measured accuracy's own sampling noise on so few values) and how many targets'
+   measured accuracy lies inside the estimate's 90% interval;
 2. a random audit of 30 values per target, drawn ``--audits`` times (1,000): how often
    the 90% prediction-powered interval covers the measured accuracy (goal: 85-95%) and
    its mean width beside the audit sample's own interval (Wilson; goal <= 0.7x); both
    intervals are of the target's accuracy in this set, narrowed alike by the
-   finite-population correction (the audit is drawn without replacement);
+   finite-population correction (the audit is drawn without replacement); beside it,
+   the same audits with each target's confidence calibrated perfectly on its own truth
+   (an oracle: the narrowest a model of confidence could make the interval);
 3. ``review.plan`` with the model of the other sets: errors caught by reviewing 10% and
    20% of the set's values, beside ordering by confidence alone and beside random
    (goal: >= confidence-only on every set and >= 2x random);
@@ -99,6 +103,7 @@ def estimates(table: pd.DataFrame) -> tuple[str, dict[str, float]]:
     medians: dict[str, float] = {}
     diffs_all: list[float] = []
     floors: list[float] = []
+    inside, counted = 0, 0
     for name in pd.unique(table["set"]):
         mine, others = table.loc[table["set"] == name], table.loc[table["set"] != name]
         reference = _work(others)
@@ -109,6 +114,8 @@ def estimates(table: pd.DataFrame) -> tuple[str, dict[str, float]]:
         for target, row in estimated.drop(index=audit.ALL).iterrows():
             diff = abs(row["estimate"] - measured[target])
             diffs.append(diff)
+            inside += bool(row["low"] <= measured[target] <= row["high"])
+            counted += 1
             lines.append(f"{name + ' / ' + str(target):<50}{row['n']:>5}"
                          f"{measured[target]:>10.1%}{row['estimate']:>11.1%}"
                          f"{f'{row.low:.1%}-{row.high:.1%}':>16}{100 * diff:>8.1f}  "
@@ -122,6 +129,8 @@ def estimates(table: pd.DataFrame) -> tuple[str, dict[str, float]]:
         + f"; all {len(diffs_all)} targets {100 * statistics.median(diffs_all):.1f} (goal <= 3)")
     lines.append("the same median for a perfect estimate, from the measured accuracy's own "
                  f"sampling noise on these n: {100 * statistics.median(floors):.1f} points")
+    lines.append(f"measured accuracy inside the estimate's {LEVEL:.0%} interval: {inside} of "
+                 f"{counted} targets ({inside / max(1, counted):.0%})")
     return "\n".join(lines), medians
 
 
@@ -140,6 +149,7 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
     lines = [f"{'set / configuration / target':<50}{'n':>5}{'measured':>10}{'covered':>9}"
              f"{'width PPI':>11}{'width sample':>14}{'ratio':>7}"]
     covered_all, ratios_all, count = 0, [], 0
+    oracle_covered, oracle_ratios = 0, []
     for name in pd.unique(table["set"]):
         mine, others = table.loc[table["set"] == name], table.loc[table["set"] != name]
         model = ErrorModel.fit(_work(others))
@@ -149,9 +159,13 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
             p = model.p_right(_work(part))
             y = part["correct"].to_numpy(float)
             measured = float(y.mean())
-            covered, widths, sample_widths = 0, [], []
+            best = _calibrated(part["confidence"].to_numpy(float), y)
+            covered, widths, sample_widths, best_covered, best_widths = 0, [], [], 0, []
             for _ in range(runs):
                 drawn = rng.choice(len(part), size=AUDIT_SIZE, replace=False)
+                _, low, high = prediction_powered(best, best[drawn], y[drawn], z)
+                best_covered += low <= measured <= high
+                best_widths.append(high - low)
                 _, low, high = prediction_powered(p, p[drawn], y[drawn], z)
                 s_low, s_high = wilson(float(y[drawn].sum()), AUDIT_SIZE, z,
                                        population=len(part))
@@ -161,13 +175,28 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
             ratio = float(np.mean(widths)) / float(np.mean(sample_widths))
             covered_all, count = covered_all + covered, count + runs
             ratios_all.append(ratio)
+            oracle_covered += best_covered
+            oracle_ratios.append(float(np.mean(best_widths)) / float(np.mean(sample_widths)))
             lines.append(f"{name + ' / ' + str(target):<50}{len(part):>5}"
                          f"{measured:>10.1%}{covered / runs:>9.1%}{np.mean(widths):>11.3f}"
                          f"{np.mean(sample_widths):>14.3f}{ratio:>7.2f}")
     lines.append(f"all targets with >= {2 * AUDIT_SIZE} values ({len(ratios_all)}): covered "
                  f"{covered_all / max(1, count):.1%} of {count} audits (goal 85-95%); mean "
                  f"width ratio {np.mean(ratios_all):.2f} (goal <= 0.7)")
+    lines.append("what confidence can give at best: the same audits with each target's "
+                 "confidence perfectly calibrated on its own truth (isotonic; an oracle no "
+                 f"reference gives): covered {oracle_covered / max(1, count):.1%}, mean width "
+                 f"ratio {np.mean(oracle_ratios):.2f}")
     return "\n".join(lines)
+
+
+def _calibrated(confidence: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Each value's probability of being right by the isotonic map of confidence fitted
+    on these values' own truth: the best any calibration of the confidence does here."""
+    from sklearn.isotonic import IsotonicRegression
+
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+    return np.asarray(fitted.fit_transform(confidence, right), dtype=float)
 
 
 def plans(table: pd.DataFrame, seed: int) -> str:

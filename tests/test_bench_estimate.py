@@ -3,6 +3,7 @@ sections on a table of values drawn so that their truth is known."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -36,8 +37,14 @@ def test_the_sections_measure_what_they_say() -> None:
     text, medians = estimate.estimates(table)
     assert set(medians) == {"one-dev", "two-dev", "three-dev"}
     assert all(0 <= m < 0.15 for m in medians.values()) and "sampling noise" in text
+    inside = re.fullmatch(r"measured accuracy inside the estimate's 90% interval: "
+                          r"(\d+) of 6 targets \(\d+%\)", text.splitlines()[-1])
+    assert inside and int(inside[1]) >= 4  # the drawn values are calibrated
     audited = estimate.audits(table, runs=50, seed=1)
     assert "covered" in audited and "one-dev / c / Total" in audited
+    # Beside the model's intervals, those of a perfect calibration of the confidence.
+    best = audited.splitlines()[-1]
+    assert best.startswith("what confidence can give at best") and "width ratio" in best
     planned = estimate.plans(table, seed=1)
     assert planned.splitlines()[-1].endswith("none")  # the plan beats random on drawn data
     assert "100.0% of 2 targets" in estimate.repeat(table, table.copy())

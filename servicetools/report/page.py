@@ -271,7 +271,9 @@ _GLOSSARY = [
     ("estimated accuracy, 90% interval", "accuracy without this batch's truth: each "
      "value's chance of being right, learnt on the reference batch from its confidence, "
      "validation outcome and emptiness, averaged per target; the interval holds the "
-     "reference's and the batch's sampling noise. With an audit sample it is "
+     "reference's and the batch's sampling noise, and, where the reference has few of "
+     "the target's values, how far targets differ in calibration. With an audit sample "
+     "it is "
      "prediction-powered: corrected by how far the chances were off on the audited values"),
     ("unreliable", "the reference has fewer than 30 labelled values of the target, or "
      "this batch's confidence or pass rate differs from the reference's: the estimate "

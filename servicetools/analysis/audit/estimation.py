@@ -9,10 +9,13 @@ still say how many of its values are right:
   empty (confidence alone misses what a failed rule says). The mean over a target's
   values is its estimated accuracy (NannyML's confidence-based performance estimation,
   with validation and emptiness as inputs beside the score). The interval holds the
-  model's own uncertainty (refitted on resamples of the reference) and the batch's
-  binomial noise. It is marked unreliable when the reference has few labelled values of
-  the target, or when this batch's confidence or pass rate lies outside the reference's
-  (a two-sample test): then the model is extrapolating.
+  model's own uncertainty (refitted on resamples of the reference), the batch's
+  binomial noise, and how far targets' calibration differs one from another (estimated
+  on the reference's targets) for the part of this target's that its own labels there
+  leave open: all of it for a target the reference lacks. It is marked unreliable
+  when the reference has few labelled values of the target, or when this batch's
+  confidence or pass rate lies outside the reference's (a two-sample test): then the
+  model is extrapolating.
 - **a random audit sample of this batch**, labelled in the review queue (its ledger
   rows) or given as truth: the prediction-powered estimate (Angelopoulos et al.,
   Science 2023) adds the sample's mean error of the model to the model's mean over
@@ -57,7 +60,14 @@ ESTIMATE_COLUMNS: tuple[str, ...] = (
 # so a target with a handful of labels borrows from the others.
 _FEATURES = ("logit_confidence", "failed", "empty", "no_confidence")
 _RIDGE = 1.0  # on the slopes: some hundred labels, four inputs
-_TARGET_RIDGE = 5.0  # on each target's offset: worth about five labels of its own
+# On each target's offset: a prior spread of one log-odds unit (a target's confidence may
+# be off from the pool's by about a factor e in odds). 5.0 held a target with a few
+# dozen labels of its own near the pooled model; a ridge scaled by the reference's
+# a(1 - a) let an all-right target's offset run to certainty. Chosen on the tuning halves.
+_TARGET_RIDGE = 1.0
+# The between-target variance of offsets (log-odds) is kept within these bounds: a
+# reference of few targets can estimate it at almost nothing.
+_SPREAD_BOUNDS = (0.01, 4.0)
 _MIN_REFERENCE = 30  # labelled values of a target below which the estimate says so
 _MIN_AUDIT = 10  # audited values of a target below which the model alone speaks
 _SHIFT_P = 0.01  # a shift test's p-value below which this batch is not the reference's
@@ -88,8 +98,18 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, penalty: np.ndarray, offset: np.
     """Ridge logistic regression with an offset, by Newton's method (x holds the
     intercept column, whose penalty is 0). A few inputs and some thousand rows: numpy is
     enough, and the client side stays free of scipy and scikit-learn."""
-    beta = np.zeros(x.shape[1])
+    return _newton(x, y, penalty, offset, weights)[0]
+
+
+def _newton(x: np.ndarray, y: np.ndarray, penalty: np.ndarray, offset: np.ndarray,
+            weights: np.ndarray | None = None, start: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """`_fit_logistic`'s coefficients (Newton's method from ``start``, else zeros) and
+    the Hessian of the penalised log-likelihood at them (its inverse: their posterior
+    covariance)."""
+    beta = np.zeros(x.shape[1]) if start is None else start.copy()
     w = np.ones(len(y)) if weights is None else weights
+    hessian = np.diag(penalty)
     for _ in range(50):
         p = 1 / (1 + np.exp(-np.clip(offset + x @ beta, -30, 30)))
         gradient = x.T @ (w * (y - p)) - penalty * beta
@@ -98,7 +118,29 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, penalty: np.ndarray, offset: np.
         beta += step
         if np.max(np.abs(step)) < 1e-8:
             break
-    return beta
+    return beta, hessian
+
+
+def _between_targets(x: np.ndarray, y: np.ndarray, offset: np.ndarray, targets: int
+                     ) -> float:
+    """How far targets' calibration differs one from another: the variance of their
+    offsets (log-odds) as a normal random effect, by empirical Bayes (MacKay's update:
+    the ridge on the offsets is the inverse of their mean square plus posterior
+    variance, refitted until it settles). The last ``targets`` columns of ``x`` are
+    the targets' indicators."""
+    if targets < 2:
+        return 1 / _TARGET_RIDGE  # one target says nothing of the spread: the prior's
+    ridge, beta = _TARGET_RIDGE, None
+    for _ in range(30):  # each refit starts from the last: a few Newton steps
+        penalty = np.array([0.0] + [_RIDGE] * (x.shape[1] - 1 - targets) + [ridge] * targets)
+        beta, hessian = _newton(x, y, penalty, offset, start=beta)
+        posterior = np.diag(np.linalg.inv(hessian + 1e-9 * np.eye(len(beta))))
+        spread = float(np.mean(beta[-targets:] ** 2 + posterior[-targets:]))
+        spread = min(max(spread, _SPREAD_BOUNDS[0]), _SPREAD_BOUNDS[1])
+        if abs(1 / spread - ridge) < 1e-2 * ridge:  # it only widens intervals
+            break
+        ridge = 1 / spread
+    return spread
 
 
 @dataclass(frozen=True)
@@ -110,6 +152,12 @@ class ErrorModel:
     intercept: float
     targets: Mapping[str, float] = field(default_factory=dict)  # each target's offset
     n: Mapping[str, int] = field(default_factory=dict)  # labelled values per target
+    #: The between-target variance of the offsets (log-odds; 0 when not estimated).
+    spread: float = 0.0
+    #: Each target's labels' information on its offset: the sum of p(1 - p).
+    information: Mapping[str, float] = field(default_factory=dict)
+    #: The ridge the offsets were fitted with.
+    ridge: float = 0.0
 
     @classmethod
     def fit(cls, labelled_rows: pd.DataFrame) -> ErrorModel:
@@ -119,25 +167,46 @@ class ErrorModel:
         if rows.empty:
             raise ValueError("the reference has no labelled values: give truth or a "
                              "ledger that covers some of its values")
-        return cls._fit(rows)
+        return cls._fit(rows, spread=True)
 
     @classmethod
-    def _fit(cls, rows: pd.DataFrame, weights: np.ndarray | None = None) -> ErrorModel:
+    def _fit(cls, rows: pd.DataFrame, weights: np.ndarray | None = None,
+             spread: bool = False) -> ErrorModel:
         targets = [str(t) for t in pd.unique(rows["target"].astype(object))]
         index = {t: i for i, t in enumerate(targets)}
+        names = rows["target"].astype(object).astype(str).to_numpy()
         own = np.zeros((len(rows), len(targets)))
-        own[np.arange(len(rows)), [index[str(t)] for t in rows["target"].astype(object)]] = 1
+        own[np.arange(len(rows)), [index[t] for t in names]] = 1
         x = np.column_stack([np.ones(len(rows)), _inputs(rows), own])
-        penalty = np.array([0.0] + [_RIDGE] * len(_FEATURES) + [_TARGET_RIDGE] * len(targets))
         y = rows["correct"].astype(bool).to_numpy(dtype=float)
+        ridge = _TARGET_RIDGE
+        penalty = np.array([0.0] + [_RIDGE] * len(_FEATURES) + [ridge] * len(targets))
         beta = _fit_logistic(x, y, penalty, _offset(rows), weights)
-        counts = rows["target"].astype(object).astype(str).value_counts()
+        counts = pd.Series(names).value_counts()
+        p = 1 / (1 + np.exp(-np.clip(_offset(rows) + x @ beta, -30, 30)))
+        information = pd.Series(p * (1 - p)).groupby(names, sort=False).sum()
         return cls(coef=dict(zip(_FEATURES, map(float, beta[1:1 + len(_FEATURES)]),
                                  strict=True)),
                    intercept=float(beta[0]),
                    targets={t: float(b) for t, b in zip(targets, beta[1 + len(_FEATURES):],
                                                         strict=True)},
-                   n={str(k): int(v) for k, v in counts.items()})
+                   n={str(k): int(v) for k, v in counts.items()},
+                   spread=(_between_targets(x, y, _offset(rows), len(targets))
+                           if spread else 0.0),
+                   information={str(k): float(v) for k, v in information.items()},
+                   ridge=ridge)
+
+    def offset_variance(self, target: str) -> float:
+        """How uncertain a target's offset is beyond what refitting on resamples of the
+        reference shows: the posterior variance of a random effect of variance `spread`
+        given the target's own labels, less the sampling variance of its ridge fit (the
+        part the resamples count). A target the reference lacks: all of `spread`."""
+        if self.spread <= 0:
+            return 0.0
+        info = self.information.get(target, 0.0)
+        if info <= 0:
+            return self.spread
+        return max(0.0, 1 / (info + 1 / self.spread) - info / (info + self.ridge) ** 2)
 
     def p_right(self, rows: pd.DataFrame) -> np.ndarray:
         """Each row's probability of being right (a target the reference lacks gets the
@@ -297,6 +366,17 @@ def estimate(data: Any, cells: pd.DataFrame | None = None, *, reference: Any,
     return out
 
 
+def _calibration_variance(rows: pd.DataFrame, q: np.ndarray, model: ErrorModel) -> float:
+    """The variance the targets' unknown calibration adds to the mean of ``q`` (each
+    row's P(right)): a shift of a target's offset by d moves its rows' mean by about
+    d times their mean q(1 - q); targets' offsets independent."""
+    if model.spread <= 0 or not len(q):
+        return 0.0
+    slope = pd.Series(q * (1 - q) / len(q)).groupby(
+        rows["target"].astype(object).astype(str).to_numpy(), sort=False).sum()
+    return float(sum(s * s * model.offset_variance(t) for t, s in slope.items()))
+
+
 def _model_spread(reference: pd.DataFrame, work: pd.DataFrame, seed: int) -> np.ndarray:
     """P(right) of the batch's values under models refitted on resamples of the reference
     (Poisson bootstrap weights): the model's own uncertainty, `_BOOTSTRAP` x values."""
@@ -367,6 +447,7 @@ def _row(name: str, rows: pd.DataFrame, p: np.ndarray,
     draws = refitted()
     if draws is not None and len(draws):
         variance += float(draws[:, rest].mean(axis=1).var(ddof=1))
+    variance += _calibration_variance(rows.loc[rest], q, model)
     half = z * math.sqrt(variance)
     note = ""
     if n_reference < _MIN_REFERENCE:
