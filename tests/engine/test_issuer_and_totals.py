@@ -181,3 +181,13 @@ def test_a_name_over_two_lines_ends_at_its_registration_number(
     values = field_values(extract_all(document, receipts_config))
     assert values["t-merchant"] == "RESTAURANT JIAWEI JIAWEI HOUSE"
     assert values["t-address"] == "13, JLN TASIK UTAMA 8 MEDAN NIAGA DAMAI SG BESI 57000 KL"
+
+
+def test_invoice_total_labels_the_total_under_any_name(invoices_config: dict[str, Any]) -> None:
+    configuration = copy.deepcopy(invoices_config)
+    total = next(t for t in configuration["extraction_targets"] if t["id"] == "t-total")
+    total.update(name="Grand Total", description="What the customer has to pay.")
+    document = placed(("LESS DISCOUNT", 0.50, 0.60), ("0.00", 0.85, 0.60),
+                      ("FREIGHT", 0.50, 0.62), ("0.00", 0.85, 0.62),
+                      ("INVOICE TOTAL", 0.50, 0.66), ("$2,978,666.00", 0.80, 0.66))
+    assert field_values(extract_all(document, configuration))["t-total"] == "$2,978,666.00"

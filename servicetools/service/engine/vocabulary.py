@@ -53,6 +53,7 @@ _TOTAL = (
     "Total Amount", "Amount Payable", "Nett Total", "Amount Due", "Balance Due",
     "Net Total", "Total Payable", "Total Incl", "Rounded Total", "Total Rounded",
     "Gross Total", "Gross Amount", "Total Gross", "Amount Paid", "Total Paid", "Payé",
+    "Invoice Total", "Invoice Amount", "Total Invoice Amount",
     "Montant payé", "Bezahlt", "Gezahlt", "Betaald", "Pagado", "Pagato",
 )
 # What is still to pay after deposits and earlier balances.
