@@ -191,3 +191,16 @@ def test_invoice_total_labels_the_total_under_any_name(invoices_config: dict[str
                       ("FREIGHT", 0.50, 0.62), ("0.00", 0.85, 0.62),
                       ("INVOICE TOTAL", 0.50, 0.66), ("$2,978,666.00", 0.80, 0.66))
     assert field_values(extract_all(document, configuration))["t-total"] == "$2,978,666.00"
+
+
+def test_a_company_at_the_top_keeps_the_issuer_against_a_footers_registered_name(
+    invoices_config: dict[str, Any],
+) -> None:
+    # A marketplace or payment provider may print its own registered name and details in
+    # the footer: the company heading the page issued the invoice.
+    document = _footer_invoice(details=True)
+    document.pages[0].words = [w for w in document.pages[0].words
+                               if w.text not in ("Sftware", "Netz")]
+    document.pages[0].words += placed(("Beispiel Handel GmbH", 0.05, 0.03)).pages[0].words
+    targets = extract_all(document, _whole_page(invoices_config))
+    assert field_values(targets)["t-vendor"] == "Beispiel Handel GmbH"

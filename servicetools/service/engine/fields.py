@@ -332,9 +332,11 @@ def extract_fields(
     issuer = issuer_name(lines, labelled, frozenset(covered)) if at_top else None
     headings = _repeated(labels, lines)
     # A registered name over the company's bank and registration details in the footer is
-    # the legal issuer, where the top may show a brand, a logo's words or another entity
-    # (chosen on the tuning halves: where both are found and differ, the footer was right).
-    if at_top and (footer := footer_name(lines)) is not None:
+    # the legal issuer where the top shows none with a legal form (a brand, a logo's
+    # words). A company at the top keeps it: a footer may also name a marketplace or a
+    # payment provider with its own registration.
+    if at_top and (issuer is None or not issuer.value.evidence.get("issuer_legal")) and (
+            footer := footer_name(lines)) is not None:
         issuer = footer
     for target in targets:
         target_id = str(target.get("id", ""))
