@@ -167,3 +167,27 @@ def test_cells_held_out_by_set_are_scored_by_a_model_fitted_on_the_others() -> N
         assert after < 0.15 and old > 0.5
     # Before: the old inputs fitted on the first set (its own figure 5-fold).
     assert float(rows[("a", "text")][4]) < 0.05 and float(rows[("b", "text")][4]) > 0.5
+
+
+def test_the_scoring_of_candidates_is_fitted_to_choose_the_better_at_each_place() -> None:
+    import tables
+
+    from servicetools.service.engine.candidates import FEATURES
+
+    # At each place two candidates: the one whose columns hold one kind each is the
+    # right one (F1 near 1), better headed or not; the other reads 0.3.
+    weighed = []
+    for n in range(60):
+        for good in (True, False):
+            features = dict.fromkeys(FEATURES, 0.0)
+            features.update(consistent=1.0 if good else 0.6, share=0.8 if good else 1.0,
+                            by_network=float(good), by_stream=float(not good))
+            weighed.append(tables.Weighed(f"d{n}", f"pdf{n}", "tuning", "t-0", 0,
+                                          "network" if good else "stream", features,
+                                          0.95 if good else 0.3, False))
+    scoring = tables.fit_scoring(weighed)
+    assert scoring["weights"]["consistent"] > 0
+    assert tables.chosen_f1(weighed, scoring["weights"]) == pytest.approx(0.95)
+    assert tables.best_f1(weighed) == pytest.approx(0.95)
+    # Weighed by the header alone, the worse is chosen.
+    assert tables.chosen_f1(weighed, {"share": 1.0}) == pytest.approx(0.3)
