@@ -78,10 +78,14 @@ _SPACE = re.compile(r"\s+")
 # well and no scoring says otherwise: camelot's "lattice" and pdfplumber's "lines" follow
 # ruling lines (exact where they are drawn), camelot's "network" and "stream" and
 # pdfplumber's "text" strategy the text; the engine's own reader ("own") last.
-_FLAVORS = ("lattice", "network", "stream", "lines", "text")
+_FLAVORS = ("lattice", "hybrid", "network", "stream", "lines", "text")
 _SOURCES = (*_FLAVORS, "own")
-# camelot's flavours run on a page's text layer (lattice only where it draws rules).
-_CAMELOT = ("lattice", "network", "stream")
+# camelot's flavours run on a page's text layer, lattice and hybrid only where it draws
+# rules (without, hybrid's tables are network's). Hybrid takes the rules from the PDF's
+# drawing ("vector"), not from the page drawn as an image as lattice does: a fifth of the
+# time, for tables lattice reads already.
+_CAMELOT = {"lattice": {}, "hybrid": {"engine": "vector"}, "network": {}, "stream": {}}
+_ON_RULED_PAGES = ("lattice", "hybrid", "lines")
 # Those that follow ruling lines run only on pages that draw some (Page.ruled).
 _RULED = ("lattice", "lines")
 # A pdfplumber table is in the place of a camelot one when their boxes overlap this much
@@ -122,7 +126,7 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
         # pdfplumber's text strategy only reads camelot's tables again (_rereads): it is
         # not run on pages where camelot found none.
         tabled = {f.page for f in found}
-        found += _rereads(_plumber(document.source, text, tabled), found)
+        found += _rereads(_plumber(document, text, tabled), found)
     for page in missing:
         done[page.number] = ([f for f in found if f.page == page.number]
                              if page.source == "text" else _ruled_scan(page))
@@ -131,24 +135,24 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
 
 def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
     try:
-        import camelot
+        import camelot  # noqa: F401  (its handler below)
     except ImportError:
         return []
     found: list[Found] = []
     with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
         file.write(source)
         file.flush()
-        for flavor in _CAMELOT:
+        handler = _handler(file.name, [p.number for p in pages])
+        for flavor, options in _CAMELOT.items():
             # lattice draws the page to find its rules: a third of a second spent for
             # nothing on a page without any.
-            numbers = [p.number for p in pages if flavor not in _RULED or p.ruled]
+            numbers = [p.number for p in pages if flavor not in _ON_RULED_PAGES or p.ruled]
             if not numbers:
                 continue
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # "No tables found on page-2", and such
-                    tables = camelot.read_pdf(file.name, pages=",".join(map(str, numbers)),
-                                              flavor=flavor)
+                    tables = handler(flavor, numbers, options)
             except Exception:  # noqa: BLE001  the engine's own reader is left
                 log.warning("camelot (%s) could not read the document", flavor, exc_info=True)
                 continue
@@ -159,30 +163,67 @@ def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
     return found
 
 
-def _plumber(source: bytes, pages: list[Page], tabled: set[int]) -> list[Found]:
+def _handler(path: str, numbers: list[int]
+             ) -> Callable[[str, list[int], dict[str, Any]], Any]:
+    """camelot's tables of a flavour on some pages, each page's layout analysed once for
+    every flavour (a tenth of the finders' time); camelot.read_pdf where its handler is
+    not as this camelot version has it."""
+    import camelot
+    from camelot.handlers import PDFHandler
+
+    class Handler(PDFHandler):
+        layouts: dict[int, Any]
+
+        def _get_layout(self, page: Any, **layout_kwargs: Any) -> Any:
+            key = page.page_idx
+            if key not in self.layouts:
+                self.layouts[key] = super()._get_layout(page, **layout_kwargs)
+            return self.layouts[key]
+
+    if not callable(getattr(PDFHandler, "_get_layout", None)):
+        return lambda flavor, pages, options: camelot.read_pdf(
+            path, pages=",".join(map(str, pages)), flavor=flavor, **options)
+    handler = Handler(path, pages=",".join(map(str, numbers)))
+    handler.layouts = {}
+    return lambda flavor, pages, options: handler.parse(flavor=flavor, pages=pages, **options)
+
+
+def _plumber(document: Document, pages: list[Page], tabled: set[int]) -> list[Found]:
     """pdfplumber's table finder on the pages: its "lines" strategy where the page draws
     ruling lines, its "text" strategy on the `tabled` ones. Its tables are judged beside
-    camelot's: where camelot's finders split or merge a table's columns, it may not."""
+    camelot's: where camelot's finders split or merge a table's columns, it may not.
+    A page the loader kept parsed (DocumentCache.parsed_pages) is not parsed again."""
     import pdfplumber
 
     found: list[Found] = []
+    parsed = document.cache.parsed_pages
+    plumber = None
     try:
-        with pdfplumber.open(io.BytesIO(source)) as plumber:
-            for page in pages:
-                opened = plumber.pages[page.number - 1]
-                for flavor, settings in (("lines", {}), ("text", _PLUMBER_TEXT)):
-                    if not (page.ruled if flavor in _RULED else page.number in tabled):
-                        continue
-                    for table in opened.find_tables(settings):
-                        rows = tuple(tuple((text or "").strip() for text in row)
-                                     for row in table.extract())
-                        x0, top, x1, bottom = (float(v) for v in table.bbox)
-                        # In points with y upwards from the page's foot, as camelot's.
-                        found.append(Found(page.number, rows,
-                                           (x0, page.height - bottom, x1, page.height - top),
-                                           flavor))
+        if any(page.number not in parsed for page in pages):
+            plumber = pdfplumber.open(io.BytesIO(document.source))
+        for page in pages:
+            opened = parsed.get(page.number) or plumber.pages[page.number - 1]  # type: ignore[union-attr]
+            for flavor, settings in (("lines", {}), ("text", _PLUMBER_TEXT)):
+                if not (page.ruled if flavor in _RULED else page.number in tabled):
+                    continue
+                for table in opened.find_tables(settings):
+                    rows = tuple(tuple((text or "").strip() for text in row)
+                                 for row in table.extract())
+                    x0, top, x1, bottom = (float(v) for v in table.bbox)
+                    # In points with y upwards from the page's foot, as camelot's.
+                    found.append(Found(page.number, rows,
+                                       (x0, page.height - bottom, x1, page.height - top),
+                                       flavor))
     except Exception:  # noqa: BLE001  camelot's tables and the engine's reader are left
         log.warning("pdfplumber could not find the document's tables", exc_info=True)
+    finally:
+        if plumber is not None:
+            plumber.close()
+        for page in pages:
+            # Read once: its parsed objects are let go.
+            kept = parsed.pop(page.number, None)
+            if kept is not None:
+                kept.close()
     return found
 
 
@@ -596,9 +637,13 @@ def found_candidates(document: Document, target: dict[str, Any],
 
 
 def own_candidates(document: Document, target: dict[str, Any], cells: Sequence[EngineCell],
-                   places: Sequence[OwnTable]) -> list[Candidate]:
-    """The engine's own reader's tables (its `cells`, read at `places`) as candidates."""
+                   places: Sequence[OwnTable], rivals: Sequence[dict[str, Any]] = ()
+                   ) -> list[Candidate]:
+    """The engine's own reader's tables (its `cells`, read at `places`) as candidates;
+    as a found table's body (`_body`), each ends at a row that heads a rival's table."""
     schema = list(target.get("header_schema") or [])
+    others = [_tests(list(r.get("header_schema") or [])) for r in rivals
+              if r.get("header_schema")]
     positions = sorted(int(c.get("position", 0)) for c in schema)
     _, named = _tests(schema)
     pages = {p.number: p for p in document.pages}
@@ -614,6 +659,11 @@ def own_candidates(document: Document, target: dict[str, Any], cells: Sequence[E
         for c in mine:
             if c.column in at:
                 grid[c.row][at[c.column]] = c.text.strip()
+        ends = [r for r, row in enumerate(grid)
+                if any(_heads(tuple(row), tests, count) for tests, count in others)]
+        grid = grid[:ends[0]] if ends else grid
+        if not grid:
+            continue
         assigned = sum(b.column is not None for b in place.bands)
         share = 2 * assigned / (named + max(len(place.bands), assigned)) if named else 0.0
         x0, y0, x1, y1 = place.box
@@ -778,7 +828,7 @@ def table_cells(target: dict[str, Any], chosen: Sequence[Candidate],
     for index, candidate in enumerate(chosen):
         if candidate.judged is None:
             cells += [replace(c, table_index=index) for c in own
-                      if c.table_index == candidate.own]
+                      if c.table_index == candidate.own and c.row < len(candidate.grid)]
             continue
         table, grid = candidate.judged, candidate.grid
         numeric = [_numeric_share([line[i] for line in grid]) for i in range(len(positions))]

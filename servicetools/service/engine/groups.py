@@ -89,7 +89,8 @@ def extract_group(
                                    if group.search_area == "all" and not settled else ([], {}))
             # Every reader's tables are candidates, one chosen at each place by evidence.
             pooled = (table_cells(target, choose(document, target, [
-                *proposed, *own_candidates(document, target, own, places)]), contested, own)
+                *proposed, *own_candidates(document, target, own, places, rivals)]), contested,
+                own)
                 if proposed else [])
             chosen = _better(own, pooled, target)
             if chosen is own or all(c.evidence.get("own") for c in chosen):
