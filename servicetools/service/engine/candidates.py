@@ -107,6 +107,8 @@ class Found:
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # PDF points
     flavor: str = "network"
     read: str = "text"  # how its words were read: "text" (layer) or "ocr"
+    # Each row's (bottom, top) in PDF points, y upwards, where the finder says.
+    spans: tuple[tuple[float, float], ...] = ()
 
 
 def found_tables(document: Document, pages: Sequence[int] | None = None) -> list[Found]:
@@ -158,9 +160,17 @@ def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
                 continue
             found += [Found(int(t.page),
                             tuple(tuple(str(v) for v in row) for row in t.df.values.tolist()),
-                            _box(t), flavor)
+                            _box(t), flavor, spans=_spans(t))
                       for t in tables]
     return found
+
+
+def _spans(table: Any) -> tuple[tuple[float, float], ...]:
+    """Each row's (bottom, top) of a camelot table, in PDF points; none where unknown."""
+    rows = getattr(table, "rows", None) or []
+    if len(rows) != len(table.df.index):
+        return ()
+    return tuple((float(min(r)), float(max(r))) for r in rows)
 
 
 def _handler(path: str, numbers: list[int]
@@ -210,10 +220,12 @@ def _plumber(document: Document, pages: list[Page], tabled: set[int]) -> list[Fo
                     rows = tuple(tuple((text or "").strip() for text in row)
                                  for row in table.extract())
                     x0, top, x1, bottom = (float(v) for v in table.bbox)
+                    spans = tuple((page.height - float(r.bbox[3]), page.height - float(r.bbox[1]))
+                                  for r in table.rows)
                     # In points with y upwards from the page's foot, as camelot's.
                     found.append(Found(page.number, rows,
                                        (x0, page.height - bottom, x1, page.height - top),
-                                       flavor))
+                                       flavor, spans=spans if len(spans) == len(rows) else ()))
     except Exception:  # noqa: BLE001  camelot's tables and the engine's reader are left
         log.warning("pdfplumber could not find the document's tables", exc_info=True)
     finally:
@@ -390,9 +402,14 @@ class Judged:
     header: int  # index of the last header row
     columns: dict[int, int]  # schema position -> found column
     share: float  # how well the header row and the schema's names agree (an F1, 0..1)
+    # How alike the matched headings are printed to the schema's names (0..1, spaces and
+    # case aside): between targets whose names all match one table, "(95%CI)" is the
+    # target that prints it so, not the one with "(95% CI)".
+    closeness: float = 1.0
 
 
-def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> Judged | None:
+def _judge(found: Found, tests: _Tests, named: int, positions: list[int],
+           names: dict[int, str] | None = None) -> Judged | None:
     """The found table as the target's, if a row near its top names enough columns."""
     best: Judged | None = None
     for header in range(min(_HEADER_ROWS, len(found.rows) - 1)):
@@ -414,8 +431,26 @@ def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> Jud
         if best is None or share > best.share:
             columns = {position: column for column, position in chosen.items()}
             best = Judged(found, _wrapped_heading(found.rows, header),
-                           _fill(columns, positions, len(found.rows[header])), share)
+                          _fill(columns, positions, len(found.rows[header])), share,
+                          _closeness(found.rows, header, chosen, names or {}))
     return best
+
+
+def _closeness(rows: tuple[tuple[str, ...], ...], header: int, chosen: dict[int, int],
+               names: dict[int, str]) -> float:
+    """The mean likeness (rapidfuzz's ratio, 0..1) of each matched heading, its rows
+    stacked as `_judge` stacks them, to its column's name without spaces or case; a
+    column without a name counts as alike."""
+    likeness = []
+    for column, position in chosen.items():
+        name = names.get(position, "")
+        if not name:
+            likeness.append(1.0)
+            continue
+        likeness.append(max(fuzz.ratio(compact(" ".join(
+            rows[r][column] for r in range(top, header + 1))), name)
+            for top in range(max(0, header + 1 - _STACKED), header + 1)) / 100)
+    return sum(likeness) / len(likeness) if likeness else 0.0
 
 
 def _wrapped_heading(rows: tuple[tuple[str, ...], ...], header: int) -> int:
@@ -447,18 +482,21 @@ def _fill(columns: dict[int, int], positions: list[int], width: int) -> dict[int
 
 
 def _body(table: Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, int]] = ()
-          ) -> list[tuple[str, ...]]:
+          ) -> tuple[list[tuple[str, ...]], int]:
     """The rows under the header, up to the totals: a row opening with "Subtotal" or
     "Total" ends the items (as in tables.py), and so does a row whose cells most of the
     columns' rules refuse ("Total Due:", "", "", "$399.99" under Qty and Price). A row
-    that heads another table target's table (`others`: its tests and named columns)
-    ends it too: a finder read two tables one under the other as one."""
+    that heads a table of the target or of another table target (`others`: the tests and
+    named columns of each) ends it too: a finder read two tables one under the other as
+    one. Also the index of the found table's first row left out."""
     body: list[tuple[str, ...]] = []
     ruled = [p for p, tree in trees.items() if tree and tree.get("rule_groups")]
-    for row in table.found.rows[table.header + 1:]:
+    end = len(table.found.rows)
+    for index, row in enumerate(table.found.rows[table.header + 1:], table.header + 1):
         if not any(text.strip() for text in row):
             continue
         if any(_heads(row, tests, named) for tests, named in others):
+            end = index
             break
         if ruled and body and _continues(row, body[-1]):
             # "Consulting services," / "March 2024": a description wrapped onto a row
@@ -470,9 +508,10 @@ def _body(table: Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, i
             continue
         first = next(text for text in row if text.strip())
         if ruled and body and (closes_items(first) or _refused(row, table, trees, ruled)):
+            end = index
             break
         body.append(row)
-    return body
+    return body, end
 
 
 def _heads(row: tuple[str, ...], tests: _Tests, named: int) -> bool:
@@ -522,7 +561,8 @@ def _judged(document: Document, target: dict[str, Any], pages: list[int]
     if key not in memo:
         tests, named = _tests(schema)
         positions = sorted(int(c.get("position", 0)) for c in schema)
-        memo[key] = [_judge(f, tests, named, positions) if schema else None
+        names = {int(c.get("position", 0)): compact(str(c.get("name", ""))) for c in schema}
+        memo[key] = [_judge(f, tests, named, positions, names) if schema else None
                      for f in found_tables(document, pages)]
     return memo[key]
 
@@ -616,20 +656,28 @@ def found_candidates(document: Document, target: dict[str, Any],
     others = [_judged(document, rival, pages) for rival in rivals]
     positions = sorted(int(c.get("position", 0)) for c in schema)
     trees = {int(c.get("position", 0)): c.get("extracted_value_validation_tree") for c in schema}
-    others_tests = [_tests(list(r.get("header_schema") or [])) for r in rivals
-                    if r.get("header_schema")]
+    # A row heading the target's own table again starts another table.
+    others_tests = [_tests(schema), *(_tests(list(r.get("header_schema") or []))
+                                      for r in rivals if r.get("header_schema"))]
     found: list[Candidate] = []
     contested: dict[int, float] = {}
     for index, judgement in enumerate(mine):
-        rival_shares = [theirs.share for other in others if (theirs := other[index]) is not None]
-        if judgement is None or judgement.share < max(rival_shares, default=0.0):
+        rival = [(theirs.share, theirs.closeness) for other in others
+                 if (theirs := other[index]) is not None]
+        if judgement is None or (judgement.share, judgement.closeness) < max(
+                rival, default=(0.0, 0.0)):
             continue
-        contested[id(judgement)] = max(rival_shares, default=0.0)
-        rows = _body(judgement, trees, others_tests)
+        contested[id(judgement)] = max(rival, default=(0.0, 0.0))[0]
+        rows, end = _body(judgement, trees, others_tests)
         grid = [[row[c].strip() if (c := judgement.columns.get(p)) is not None and c < len(row)
                  else "" for p in positions] for row in rows]
         width = len(judgement.found.rows[judgement.header])
-        found.append(Candidate(judgement.found.flavor, judgement.found.page, judgement.found.box,
+        box = judgement.found.box
+        spans = judgement.found.spans[:end]
+        if spans and end < len(judgement.found.rows):
+            # The rows read, where the finder's table runs on into another.
+            box = (box[0], min(b for b, _ in spans), box[2], max(t for _, t in spans))
+        found.append(Candidate(judgement.found.flavor, judgement.found.page, box,
                                judgement.share, grid, judged=judgement,
                                extra_columns=max(0, width - len(positions)) / max(1, width),
                                header=judgement.header))

@@ -248,9 +248,11 @@ def _numeric_share(texts: list[str]) -> float:
 
 def _headings_key(target: dict[str, Any]) -> str:
     """What decides which tables a target reads: each column's position, name (case
-    and spaces aside) and header tree. Targets with the same key read the same tables."""
+    and spaces aside: the finders' tables are judged by names without spaces, where
+    "(95%CI)" is "(95% CI)") and header tree. Targets with the same key read the same
+    tables."""
     return json.dumps(sorted(
-        (int(c.get("position", 0)), " ".join(str(c.get("name", "")).casefold().split()),
+        (int(c.get("position", 0)), "".join(str(c.get("name", "")).casefold().split()),
          c.get("header_matching_validation_tree") or {})
         for c in target.get("header_schema") or []), sort_keys=True, default=str)
 
