@@ -187,6 +187,17 @@ def _turn(page: Any) -> int:
     return 90 if statistics.median(float(c["matrix"][1]) for c in turned) > 0 else -90
 
 
+def _sideways(page: Any) -> dict[str, str]:
+    """How to read the few words an upright page draws turned (headings set up the
+    columns of a wide table, a label up the margin): in the direction they run, so that
+    "Brian Calley" printed upwards reads so and not "yellaC nairB"."""
+    turned = [c for c in page.chars if not c.get("upright", True)]
+    if not turned:
+        return {}
+    upwards = statistics.median(float(c["matrix"][1]) for c in turned) > 0
+    return {"char_dir_rotated": "btt" if upwards else "ttb"}
+
+
 def _text_layer_words(page: Any) -> list[Word]:
     """The words of a page's text layer, in reading position (0..1 of the page as read):
     a page whose text is drawn turned (a landscape table set on a portrait page) is read
@@ -195,7 +206,7 @@ def _text_layer_words(page: Any) -> list[Word]:
     # The page box may not start at 0: pdfplumber's coordinates are relative to it.
     x_origin, y_origin = float(page.bbox[0]), float(page.bbox[1])
     turn = _turn(page)
-    directions = ({} if turn == 0 else
+    directions = (_sideways(page) if turn == 0 else
                   {"line_dir_rotated": "ltr", "char_dir_rotated": "btt"} if turn > 0 else
                   {"line_dir_rotated": "rtl", "char_dir_rotated": "ttb"})
     words = []
