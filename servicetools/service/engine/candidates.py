@@ -78,14 +78,13 @@ _SPACE = re.compile(r"\s+")
 # well and no scoring says otherwise: camelot's "lattice" and pdfplumber's "lines" follow
 # ruling lines (exact where they are drawn), camelot's "network" and "stream" and
 # pdfplumber's "text" strategy the text; the engine's own reader ("own") last.
-_FLAVORS = ("lattice", "hybrid", "network", "stream", "lines", "text")
+_FLAVORS = ("lattice", "network", "stream", "lines", "text")
 _SOURCES = (*_FLAVORS, "own")
-# camelot's flavours run on a page's text layer, lattice and hybrid only where it draws
-# rules (without, hybrid's tables are network's). Hybrid takes the rules from the PDF's
-# drawing ("vector"), not from the page drawn as an image as lattice does: a fifth of the
-# time, for tables lattice reads already.
-_CAMELOT = {"lattice": {}, "hybrid": {"engine": "vector"}, "network": {}, "stream": {}}
-_ON_RULED_PAGES = ("lattice", "hybrid", "lines")
+# camelot's flavours run on a page's text layer, lattice only where it draws rules.
+# (Its "hybrid" was tried as well: on the table sets' pages it never read a table better
+# than the others did, bench/tables.py's candidates, so its time is not spent.)
+_CAMELOT: dict[str, dict[str, Any]] = {"lattice": {}, "network": {}, "stream": {}}
+_ON_RULED_PAGES = ("lattice", "lines")
 # Those that follow ruling lines run only on pages that draw some (Page.ruled).
 _RULED = ("lattice", "lines")
 # A pdfplumber table is in the place of a camelot one when their boxes overlap this much
