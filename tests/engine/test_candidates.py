@@ -346,3 +346,11 @@ def test_the_shipped_scoring_weighs_every_piece_of_evidence() -> None:
     shipped = load_scoring()
     assert set(shipped["weights"]) == set(FEATURES)
     assert shipped["fitted_on"]["halves"] == "tuning"
+
+
+def test_pdfplumbers_finders_read_the_pages_the_loader_parsed() -> None:
+    document = load_document(table_pdf((700, REGIONS), ruled=True), "application/pdf")
+    assert set(document.cache.parsed_pages) == {1}
+    assert "lines" in {f.flavor for f in found_tables(document)}
+    # Read once: the parsed page is let go.
+    assert document.cache.parsed_pages == {}

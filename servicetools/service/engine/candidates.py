@@ -56,9 +56,8 @@ __all__ = ["FEATURES", "Candidate", "Found", "Judged", "Proposal", "choose", "fo
 
 log = logging.getLogger("servicetools.service")
 
-# The header row is among the first rows of a found table (a title, a group heading,
-# an invoice's address blocks or, in camelot's "stream" tables, the paragraphs above may
-# stand above it), and a heading spans a few rows.
+# The header row is among the first rows of a found table (a title, a group heading or
+# an invoice's address blocks may stand above it), and a heading spans a few rows.
 _HEADER_ROWS = 12
 _STACKED = 5
 _NAME_MATCH = 85
