@@ -354,3 +354,12 @@ def test_pdfplumbers_finders_read_the_pages_the_loader_parsed() -> None:
     assert "lines" in {f.flavor for f in found_tables(document)}
     # Read once: the parsed page is let go.
     assert document.cache.parsed_pages == {}
+
+
+def test_a_document_with_parsed_pages_pickles_without_them() -> None:
+    import pickle
+
+    document = load_document(table_pdf((700, REGIONS), ruled=True), "application/pdf")
+    again = pickle.loads(pickle.dumps(document))
+    assert again.cache.parsed_pages == {} and again.pages == document.pages
+    assert "lines" in {f.flavor for f in found_tables(again)}

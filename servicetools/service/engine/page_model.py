@@ -81,6 +81,11 @@ class DocumentCache:
     # again, which costs more than their finding (candidates.py).
     parsed_pages: dict[int, Any] = field(default_factory=dict)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # pdfplumber's pages do not pickle (a document cached by the benches, or sent
+        # to another process): without them a finder parses its page again.
+        return {**self.__dict__, "parsed_pages": {}}
+
 
 @dataclass
 class Page:
