@@ -191,3 +191,29 @@ def test_the_scoring_of_candidates_is_fitted_to_choose_the_better_at_each_place(
     assert tables.best_f1(weighed) == pytest.approx(0.95)
     # Weighed by the header alone, the worse is chosen.
     assert tables.chosen_f1(weighed, {"share": 1.0}) == pytest.approx(0.3)
+
+
+def test_each_set_is_read_again_with_the_scoring_fitted_on_the_others(tmp_path: Path) -> None:
+    import argparse
+
+    import tables
+
+    from tests.support.engine_documents import REGIONS, table_pdf
+
+    def one_set(name: str) -> list[icdar.Document]:
+        pdf = tmp_path / f"{name}.pdf"
+        pdf.write_bytes(table_pdf((700, REGIONS)))
+        cells = tuple(icdar.Cell(r, c, r, c, text) for r, row in enumerate(REGIONS)
+                      for c, text in enumerate(row))
+        return [icdar.Document(name, pdf, (icdar.Table(f"{name}/1", 1, cells),))]
+
+    args = argparse.Namespace(engine_only=True)
+    runs = [tables.run_set(name, one_set(name), args) for name in ("a", "b")]
+    assert all(w.f1 > 0.9 for run in runs for w in run.candidates if w.chosen)
+    printed = tables.leave_one_set_out(runs)
+    assert printed.splitlines()[1].split()[0] == "a"
+    for run in runs:
+        assert run.methods() == ["engine", tables.LOSO]
+        assert run.of(tables.LOSO).score.f1 == run.of("engine").score.f1 == 1.0
+        report = tables.report(run)
+        assert f"{tables.LOSO:<24}" in report and "where the engine, l-o-s-o finds" in report
