@@ -29,8 +29,12 @@ every method's tables, the engine's too, are cut by the same heading rule
 (`icdar.from_heading`) before they are scored.
 
 Printed per set: F1 on the tuning half, the check half (``../shared/data/README.md``'s
-split, by the document's own file name) and both, every method's row; the engine's
-ratio to the best library of each half; the truth tables some library reads with F1 >=
+split, by the document's own file name) and both, every method's row; ``engine,
+l-o-s-o``, the engine choosing among its candidates by a scoring fitted on the other
+sets' documents (`leave_one_set_out`; the shipped scoring, engine/candidates.json, is
+fitted on every set's tuning half by ``bench/train.py --only candidates``); the
+engine's ratio to the best library of each half, and the time of the pages with tables
+beside the slowest finder the engine ran on them (each finder's own row); the truth tables some library reads with F1 >=
 0.5 where the engine matches no table at all; ``--per-document``, each document's F1
 per method. Also: seconds per page of each method (the engine's includes drawing every
 page, as the service does), and the engine's cell confidence against correctness (a
