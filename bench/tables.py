@@ -32,16 +32,17 @@ Printed per set: F1 on the tuning half, the check half (``../shared/data/README.
 split, by the document's own file name) and both, every method's row; ``engine,
 l-o-s-o``, the engine choosing among its candidates by a scoring fitted on the other
 sets' documents (`leave_one_set_out`; the shipped scoring, engine/candidates.json, is
-fitted on every set's tuning half by ``bench/train.py --only candidates``); the
-engine's ratio to the best library of each half, and the time of the pages with tables
-beside the slowest finder the engine ran on them (each finder's own row); the truth tables some library reads with F1 >=
-0.5 where the engine matches no table at all; ``--per-document``, each document's F1
-per method. Also: seconds per page of each method (the engine's includes drawing every
-page, as the service does), and the engine's cell confidence against correctness (a
-cell is right when its text equals, spaces removed, the truth cell at its row and
-column; ECE over 10 bins): per set with the shipped model, and at the end, with
-``--scans`` for the pages read as scans, each set's and the scans' where the model never
-saw them (leave-one-set-out, `held_out_cells`), beside issue 30's starting point.
+fitted on every set's tuning half by ``bench/train.py --only candidates``); the engine's
+ratio to the best library of each half, and the time of the pages with tables beside the
+slowest finder the engine ran on them (each finder's own row); the truth tables some
+library reads with F1 >= 0.5 where the engine matches no table at all;
+``--per-document``, each document's F1 per method. Also: seconds per page of each method
+(the engine's includes drawing every page, as the service does), and the engine's cell
+confidence against correctness (a cell is right when its text equals, spaces removed,
+the truth cell at its row and column; ECE over 10 bins): per set with the shipped model,
+and at the end, with ``--scans`` for the pages read as scans, each set's and the scans'
+where the model never saw them (leave-one-set-out, `held_out_cells`), beside issue 30's
+starting point.
 
 Run: ``make bench-tables`` or ``.venv/bin/python bench/tables.py [--sets icdar,camelot,real]
 [--only NAME] [--limit N] [--per-document] [--service] [--scans]``.
