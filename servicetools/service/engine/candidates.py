@@ -50,7 +50,7 @@ from .results import EngineCell
 from .shapes import validates
 from .tables import OwnTable, assign, closes_items, heading_test
 
-__all__ = ["FEATURES", "Candidate", "Found", "Judged", "Proposal", "choose", "found_candidates",
+__all__ = ["Candidate", "FEATURES", "Found", "Judged", "Proposal", "choose", "found_candidates",
            "found_tables", "headed_pages", "judged_cells", "load_scoring", "own_candidates",
            "recording", "scoring", "table_cells"]
 
