@@ -29,15 +29,20 @@ every method's tables, the engine's too, are cut by the same heading rule
 (`icdar.from_heading`) before they are scored.
 
 Printed per set: F1 on the tuning half, the check half (``../shared/data/README.md``'s
-split, by the document's own file name) and both, every method's row; the engine's
-ratio to the best library of each half; the truth tables some library reads with F1 >=
-0.5 where the engine matches no table at all; ``--per-document``, each document's F1
-per method. Also: seconds per page of each method (the engine's includes drawing every
-page, as the service does), and the engine's cell confidence against correctness (a
-cell is right when its text equals, spaces removed, the truth cell at its row and
-column; ECE over 10 bins): per set with the shipped model, and at the end, with
-``--scans`` for the pages read as scans, each set's and the scans' where the model never
-saw them (leave-one-set-out, `held_out_cells`), beside issue 30's starting point.
+split, by the document's own file name) and both, every method's row; ``engine,
+l-o-s-o``, the engine choosing among its candidates by a scoring fitted on the other
+sets' documents (`leave_one_set_out`; the shipped scoring, engine/candidates.json, is
+fitted on every set's tuning half by ``bench/train.py --only candidates``); the engine's
+ratio to the best library of each half, and the time of the pages with tables beside the
+slowest finder the engine ran on them (each finder's own row); the truth tables some
+library reads with F1 >= 0.5 where the engine matches no table at all;
+``--per-document``, each document's F1 per method. Also: seconds per page of each method
+(the engine's includes drawing every page, as the service does), and the engine's cell
+confidence against correctness (a cell is right when its text equals, spaces removed,
+the truth cell at its row and column; ECE over 10 bins): per set with the shipped model,
+and at the end, with ``--scans`` for the pages read as scans, each set's and the scans'
+where the model never saw them (leave-one-set-out, `held_out_cells`), beside issue 30's
+starting point.
 
 Run: ``make bench-tables`` or ``.venv/bin/python bench/tables.py [--sets icdar,camelot,real]
 [--only NAME] [--limit N] [--per-document] [--service] [--scans]``.
@@ -48,6 +53,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
+import itertools
 import json
 import re
 import sys
@@ -115,19 +121,44 @@ class EngineRun:
     cells: list[CellOutcome] = field(default_factory=list)
     seconds: float = 0.0
     pages: int = 0
+    # Every candidate the engine weighed, with its F1 against its target's truth table.
+    candidates: list[Weighed] = field(default_factory=list)
+    loaded: Any = None  # the Document read, its found tables kept (page_model.Document)
 
 
-def run_engine(document: icdar.Document, loaded: Any = None) -> EngineRun:
-    """The engine over the truth's pages (or over `loaded`, a Document already read)."""
-    from servicetools.service.engine import extract_group, group_targets, load_document
+@dataclass(frozen=True)
+class Weighed:
+    """One candidate the engine weighed for a target (candidates.Proposal), and the F1
+    of its table (the target's header names over its rows) against the target's truth
+    table, as `outcome` scores a method's."""
+
+    document: str
+    pdf: str  # content hash: a PDF two sets hold is left out of a scoring fitted for either
+    half: str
+    target: str
+    place: int
+    source: str
+    features: dict[str, float]
+    f1: float
+    chosen: bool
+    set: str = ""
+
+
+def run_engine(document: icdar.Document, loaded: Any = None,
+               scoring: dict[str, Any] | None = None) -> EngineRun:
+    """The engine over the truth's pages (or over `loaded`, a Document already read),
+    choosing among candidates by `scoring` (the shipped one when None)."""
+    from servicetools.service.engine import candidates, extract_group, group_targets, load_document
 
     config = configuration(document)
     start = time.perf_counter()
     if loaded is None:
         loaded = load_document(truth_pages(document), "application/pdf")
-    results = {t.target_id: t for group in group_targets(config)
-               for t in extract_group(loaded, group, config)}
-    run = EngineRun([], seconds=time.perf_counter() - start, pages=len(loaded.pages))
+    with candidates.recording() as proposals, candidates.scoring(scoring):
+        results = {t.target_id: t for group in group_targets(config)
+                   for t in extract_group(loaded, group, config)}
+    run = EngineRun([], seconds=time.perf_counter() - start, pages=len(loaded.pages),
+                    candidates=weighed(document, proposals, config), loaded=loaded)
     for number, table in enumerate(document.tables):
         target = results.get(f"t-{number}")
         if target is None:
@@ -143,6 +174,112 @@ def run_engine(document: icdar.Document, loaded: Any = None) -> EngineRun:
         run.cells += _cell_outcomes(document,
                                     [c for c in target.cells if c.table_index == 0], table)
     return run
+
+
+def weighed(document: icdar.Document, proposals: list[Any], config: dict[str, Any]
+            ) -> list[Weighed]:
+    """Each proposal's F1 against the truth table of its target ("t-N": table N)."""
+    pdf = hashlib.sha256(document.pdf.read_bytes()).hexdigest()[:16]
+    schemas = {t["id"]: [s["name"] for s in t["header_schema"]]
+               for t in config["extraction_targets"]}
+    out = []
+    for proposal in proposals:
+        table = document.tables[int(proposal.target.split("-")[1])]
+        grid: Grid = {(0, p): n for p, n in enumerate(schemas[proposal.target]) if n}
+        grid.update({(1 + r, c): text for r, row in enumerate(proposal.grid)
+                     for c, text in enumerate(row) if text.strip()})
+        if document.cut:
+            grid = icdar.from_heading(rows_of(grid))
+        score = icdar.Score()
+        score.add(icdar.relations(grid), icdar.relations(table.grid))
+        out.append(Weighed(document.name, pdf, document.half, proposal.target, proposal.place,
+                           proposal.source, proposal.features, table_f1(score),
+                           proposal.chosen))
+    return out
+
+
+# -- the scoring of candidates -----------------------------------------------------------------
+# Candidates at one place whose F1 differ by less than this are as good as each other.
+_TIE = 0.02
+# The regularisation tried by cross-validation (inverse strength, sklearn's C).
+_CS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def _pairs(candidates: list[Weighed], names: list[str]
+           ) -> tuple[list[list[float]], list[int], list[float]]:
+    """Differences of features between candidates at one place, labelled by which has the
+    better F1, weighted by how much better (both orders: no side is favoured)."""
+    places: dict[tuple[str, str, int], list[Weighed]] = {}
+    for c in candidates:
+        places.setdefault((c.pdf + c.document, c.target, c.place), []).append(c)
+    x: list[list[float]] = []
+    y: list[int] = []
+    w: list[float] = []
+    for group in places.values():
+        for a, b in itertools.combinations(group, 2):
+            if abs(a.f1 - b.f1) < _TIE:
+                continue
+            diff = [a.features.get(n, 0.0) - b.features.get(n, 0.0) for n in names]
+            x += [diff, [-d for d in diff]]
+            y += [int(a.f1 > b.f1), int(b.f1 > a.f1)]
+            w += [abs(a.f1 - b.f1)] * 2
+    return x, y, w
+
+
+def _fit_weights(candidates: list[Weighed], c: float) -> dict[str, float]:
+    """Weights of the features such that the better of two candidates at one place
+    mostly scores higher (a logistic model of the pairs' differences, no intercept)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from servicetools.service.engine.candidates import FEATURES
+
+    names = list(FEATURES)
+    x, y, w = _pairs(candidates, names)
+    if len(set(y)) < 2:
+        return {}
+    scale = [max(1e-6, float(v)) for v in _spread(candidates, names)]
+    model = LogisticRegression(C=c, fit_intercept=False, max_iter=5000)
+    model.fit([[v / s for v, s in zip(row, scale, strict=True)] for row in x], y,
+              sample_weight=w)
+    return {n: round(float(k) / s, 5) for n, k, s in zip(names, model.coef_[0], scale,
+                                                          strict=True)}
+
+
+def _spread(candidates: list[Weighed], names: list[str]) -> list[float]:
+    import statistics
+
+    return [statistics.pstdev([c.features.get(n, 0.0) for c in candidates]) or 1.0
+            for n in names]
+
+
+def chosen_f1(candidates: list[Weighed], weights: dict[str, float]) -> float:
+    """The mean F1 of the candidate the weights choose at each place that has a choice."""
+    places: dict[tuple[str, str, int], list[Weighed]] = {}
+    for c in candidates:
+        places.setdefault((c.pdf + c.document, c.target, c.place), []).append(c)
+    f1s = [max(group, key=lambda c: sum(weights.get(k, 0.0) * v
+                                         for k, v in c.features.items())).f1
+           for group in places.values() if len(group) > 1]
+    return sum(f1s) / len(f1s) if f1s else 0.0
+
+
+def fit_scoring(candidates: list[Weighed], folds: int = 5) -> dict[str, Any]:
+    """The engine's scoring of candidates (engine/candidates.json): feature weights fitted
+    on `candidates` with the regularisation that chooses best in cross-validation over
+    their documents (`folds` folds by document)."""
+    scores = {}
+    for c in _CS:
+        chosen = []
+        for fold in range(folds):
+            train = [w for w in candidates if fold_of(w.pdf + w.document, folds) != fold]
+            held = [w for w in candidates if fold_of(w.pdf + w.document, folds) == fold]
+            chosen.append(chosen_f1(held, _fit_weights(train, c)))
+        scores[c] = sum(chosen) / len(chosen)
+    best = max(_CS, key=lambda c: (round(scores[c], 4), -c))
+    return {"weights": _fit_weights(candidates, best),
+            "fitted_on": {"candidates": len(candidates),
+                          "documents": len({w.pdf for w in candidates}),
+                          "C": best, "cross_validated_f1": round(scores[best], 4)}}
 
 
 def scanned(document: icdar.Document, dpi: int = 150) -> bytes:
@@ -591,6 +728,10 @@ class SetRun:
     documents: list[icdar.Document]
     outcomes: dict[str, dict[str, Outcome]] = field(default_factory=dict)  # doc -> method ->
     cells: list[CellOutcome] = field(default_factory=list)
+    candidates: list[Weighed] = field(default_factory=list)
+    loaded: dict[str, Any] = field(default_factory=dict)  # doc -> the engine's Document
+    # The finders the engine ran on each document (library names), for its cost.
+    ran: dict[str, list[str]] = field(default_factory=dict)
 
     def methods(self) -> list[str]:
         return list(next(iter(self.outcomes.values()), {}))
@@ -642,22 +783,27 @@ def main(argv: list[str] | None = None) -> int:
     service = start_service(sets) if args.service else None
     cells: list[CellOutcome] = []  # every set's, text and scans
     try:
-        for title, documents in sets:
-            run = run_set(title, documents, args, service)
-            print(report(run))
-            cells += [replace(c, set=title) for c in run.cells]
-            if args.per_document:
-                print()
-                print(per_document(run))
-            if args.scans:
-                print()
-                text, scans = run_scans(title, documents, args.cache)
-                print(text)
-                cells += scans
-            print()
+        runs = [run_set(title, documents, args, service) for title, documents in sets]
     finally:
         if service is not None:
             service[0].stop()
+    # The scoring of candidates fitted on the other sets, each set read again with it.
+    loso = leave_one_set_out(runs) if len(runs) > 1 else ""
+    for run in runs:
+        print(report(run))
+        cells += [replace(c, set=run.title) for c in run.cells]
+        if args.per_document:
+            print()
+            print(per_document(run))
+        if args.scans:
+            print()
+            text, scans = run_scans(run.title, run.documents, args.cache)
+            print(text)
+            cells += scans
+        print()
+    if loso:
+        print(loso)
+        print()
     if len(sets) > 1 and not args.only:
         sample = sample_cells(args.cache)
         pairs = [(o.confidence, o.right) for o in sample]
@@ -706,7 +852,60 @@ def run_set(title: str, documents: list[icdar.Document], args: argparse.Namespac
             outcomes[name].pages = len(pages)
             outcomes[name].failed = failed
         run.outcomes[document.name] = outcomes
+        run.candidates += [replace(w, set=title) for w in engine.candidates]
+        run.loaded[document.name] = engine.loaded
+        ruled = any(p.ruled for p in engine.loaded.pages)
+        run.ran[document.name] = ["camelot network", "camelot stream", "pdfplumber text",
+                                  *(["camelot lattice", "pdfplumber"] if ruled else [])]
     return run
+
+
+LOSO = "engine, l-o-s-o"
+
+
+def leave_one_set_out(runs: list[SetRun]) -> str:
+    """Each set read again by the engine with the scoring of candidates fitted on the
+    other sets' documents (both halves; a PDF the set holds too is left out), as the
+    method `LOSO` of its run. The found tables of each document are kept from the first
+    reading (they do not depend on the scoring); its seconds are the engine's."""
+    lines = ["Scoring of candidates, leave-one-set-out (fitted on the other sets' documents, "
+             "C by 5-fold CV over them)"]
+    for run in runs:
+        pdfs = {hashlib.sha256(d.pdf.read_bytes()).hexdigest()[:16] for d in run.documents}
+        train = [w for other in runs if other is not run for w in other.candidates
+                 if w.pdf not in pdfs]
+        model = fit_scoring(train)
+        lines.append(f"  {run.title:<24} fitted on {model['fitted_on']['candidates']} "
+                     f"candidates of {model['fitted_on']['documents']} documents, C "
+                     f"{model['fitted_on']['C']}, CV chosen F1 "
+                     f"{model['fitted_on']['cross_validated_f1']:.3f}; on this set "
+                     f"chosen F1 {chosen_f1(run.candidates, model['weights']):.3f}, shipped "
+                     f"{chosen_f1(run.candidates, _shipped_weights()):.3f}, best possible "
+                     f"{best_f1(run.candidates):.3f}")
+        for document in run.documents:
+            engine = run_engine(document, run.loaded[document.name], model)
+            outcomes = run.outcomes[document.name]
+            again = outcome(engine.found, document)
+            again.seconds, again.pages = outcomes["engine"].seconds, outcomes["engine"].pages
+            run.outcomes[document.name] = {
+                name: item for key, value in outcomes.items()
+                for name, item in ([(key, value), (LOSO, again)] if key == "engine"
+                                   else [(key, value)])}
+    return "\n".join(lines)
+
+
+def _shipped_weights() -> dict[str, float]:
+    from servicetools.service.engine.candidates import load_scoring
+
+    return dict(load_scoring().get("weights") or {})
+
+
+def best_f1(candidates: list[Weighed]) -> float:
+    places: dict[tuple[str, str, int], list[Weighed]] = {}
+    for c in candidates:
+        places.setdefault((c.pdf + c.document, c.target, c.place), []).append(c)
+    f1s = [max(c.f1 for c in group) for group in places.values() if len(group) > 1]
+    return sum(f1s) / len(f1s) if f1s else 0.0
 
 
 def _f1(score: icdar.Score) -> float:
@@ -732,15 +931,27 @@ def report(run: SetRun) -> str:
                      f"{per_page:>8.3f}")
     libraries = [n for n in names if n in LIBRARIES]
     if libraries:
-        parts = []
-        for half in ("tuning", "check", None):
-            if half is not None and not halves[half]:
-                continue
-            best = max(libraries, key=lambda n: run.of(n, half).score.f1)
-            engine, library = run.of("engine", half).score.f1, run.of(best, half).score.f1
-            ratio = f"{engine / library:.2f}x" if library else "inf"
-            parts.append(f"{half or 'both'} {engine:.3f} / {library:.3f} ({best}) = {ratio}")
-        lines += ["", "engine / best library: " + "; ".join(parts)]
+        lines.append("")
+        for mine in [n for n in ("engine", LOSO) if n in names]:
+            parts = []
+            for half in ("tuning", "check", None):
+                if half is not None and not halves[half]:
+                    continue
+                best = max(libraries, key=lambda n: run.of(n, half).score.f1)
+                engine, library = run.of(mine, half).score.f1, run.of(best, half).score.f1
+                ratio = f"{engine / library:.2f}x" if library else "inf"
+                parts.append(f"{half or 'both'} {engine:.3f} / {library:.3f} ({best}) = {ratio}")
+            lines.append(f"{mine} / best library: " + "; ".join(parts))
+        # What a page with tables costs: the engine (drawing the page and reading its words
+        # included) beside the slowest finder it ran there, that finder's own row.
+        engine_seconds = sum(run.outcomes[d.name]["engine"].seconds for d in run.documents)
+        slowest = sum(max((run.outcomes[d.name][n].seconds for n in run.ran.get(d.name, [])
+                           if n in run.outcomes[d.name]), default=0.0)
+                      for d in run.documents)
+        if slowest:
+            lines.append(f"cost of the pages with tables: engine {engine_seconds:.1f} s, the "
+                         f"slowest finder it ran on each document {slowest:.1f} s: "
+                         f"{engine_seconds / slowest:.2f}x")
     if "service, header trees" in names:
         for half in ("tuning", "check", None):
             if half is not None and not halves[half]:
@@ -753,10 +964,11 @@ def report(run: SetRun) -> str:
     for name in names:
         for failure in total([run.outcomes[d.name][name] for d in run.documents]).failed[:3]:
             lines.append(f"  {name} failed on {failure}")
-    lost = nothing_found(run)
-    lines += ["", f"Tables a library finds (F1 >= 0.5) where the engine finds nothing: "
-              f"{len(lost)}"]
-    lines += [f"  {line}" for line in lost]
+    for mine in [n for n in ("engine", LOSO) if n in names]:
+        lost = nothing_found(run, mine)
+        lines += ["", f"Tables a library finds (F1 >= 0.5) where the {mine} finds nothing: "
+                  f"{len(lost)}"]
+        lines += [f"  {line}" for line in lost]
     cells = [(o.confidence, o.right) for o in run.cells]
     right = sum(r for _, r in cells)
     lines += ["", f"Engine cells: {len(cells)}, {right / len(cells) if cells else 0:.1%} equal "
@@ -773,13 +985,13 @@ def _half_f1(run: SetRun, method: str, half: str) -> str:
     return f"{run.of(method, half).score.f1:.3f}"
 
 
-def nothing_found(run: SetRun) -> list[str]:
+def nothing_found(run: SetRun, engine: str = "engine") -> list[str]:
     """Truth tables some library reads with F1 >= 0.5 and the engine matches no table to."""
     lost = []
     for document in run.documents:
         outcomes = run.outcomes[document.name]
         for index, table in enumerate(document.tables):
-            if outcomes["engine"].matched[index]:
+            if outcomes[engine].matched[index]:
                 continue
             good = {name: f for name, o in outcomes.items() if name in LIBRARIES
                     and (f := table_f1(o.tables[index])) >= 0.5}

@@ -18,8 +18,14 @@ matched, rival targets, found columns the schema lacks, one-cell rows above it, 
 the other reader agrees, how its row, column and table are filled, ...), from the
 engine's tables on the table sets under ``--root`` (icdar2013-dev, camelot-tests-dev,
 real/'s table documents; tuning halves, as text and as scans), one target per truth
-table as in bench/tables.py. ``--only fields`` or ``--only cells`` fits one and keeps the
-other as shipped.
+table as in bench/tables.py.
+
+And the scoring of table candidates (engine/candidates.json): weights of the evidence
+by which the engine chooses among the tables its readers propose at one place (camelot's
+and pdfplumber's finders, its own reader; candidates.choose), fitted on the candidates
+of the same table sets' tuning halves against their truth, the regularisation chosen by
+cross-validation over documents (tables.fit_scoring). ``--only fields``, ``--only cells``
+or ``--only candidates`` fits one and keeps the others as shipped.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import realsets  # noqa: E402
 import tables  # noqa: E402
 
 OUT = ROOT / "servicetools" / "service" / "engine" / "calibration.json"
+SCORING = ROOT / "servicetools" / "service" / "engine" / "candidates.json"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,9 +60,23 @@ def main(argv: list[str] | None = None) -> int:
                         default="logistic",
                         help="logistic: over the raw score and how each value was found "
                              "(the default); isotonic/platt: per kind of field")
-    parser.add_argument("--only", choices=("fields", "cells"),
-                        help="fit one model and keep the other as shipped")
+    parser.add_argument("--only", choices=("fields", "cells", "candidates"),
+                        help="fit one model and keep the others as shipped")
+    parser.add_argument("--scoring-out", type=Path, default=SCORING)
     args = parser.parse_args(argv)
+    if args.only in (None, "candidates"):
+        # First: the cells model below is fitted on the cells of the tables it chooses.
+        if (args.root / "icdar2013-dev").exists():
+            scoring = fit_candidates(args)
+            args.scoring_out.write_text(json.dumps(scoring, indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {args.scoring_out}")
+            from servicetools.service.engine.candidates import load_scoring
+            load_scoring.cache_clear()
+        else:
+            print(f"{args.root / 'icdar2013-dev'} not found: the scoring of candidates is "
+                  "kept as shipped", file=sys.stderr)
+        if args.only == "candidates":
+            return 0
     shipped = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
     table = shipped
     if args.only != "cells":
@@ -93,6 +114,44 @@ def fit_fields(args: argparse.Namespace) -> dict[str, Any]:
     return table
 
 
+def table_sets(root: Path) -> list[tuple[str, list[icdar.Document]]]:
+    """The table sets under `root`: icdar2013-dev, and camelot-tests-dev and real/'s table
+    documents where present."""
+    sets = [("icdar2013-dev", icdar.documents(root / "icdar2013-dev"))]
+    if (root / "camelot-tests-dev").exists():
+        sets.append(("camelot-tests-dev", icdar.camelot_documents(root / "camelot-tests-dev")))
+    if (root / "real").exists():
+        sets.append(("real/ table documents", icdar.real_documents(root / "real")))
+    return sets
+
+
+def fit_candidates(args: argparse.Namespace) -> dict[str, Any]:
+    """The shipped scoring of candidates: fitted on the candidates the engine weighs on
+    the tuning halves of the table sets (a PDF two sets hold counted once, in the
+    first), each against its target's truth table. Printed: the mean F1 of the candidate
+    chosen at each place with a choice, per set and half, beside the best possible."""
+    from tqdm import tqdm
+
+    weighed: list[tables.Weighed] = []
+    for title, documents in table_sets(args.root):
+        for document in tqdm(documents, desc=title, file=sys.stderr):
+            weighed += [replace(w, set=title) for w in tables.run_engine(document).candidates]
+    first: dict[str, str] = {}
+    for w in weighed:
+        first.setdefault(w.pdf, w.set)
+    tuning = [w for w in weighed if w.half == "tuning" and first[w.pdf] == w.set]
+    scoring = tables.fit_scoring(tuning, args.folds)
+    scoring["fitted_on"]["halves"] = "tuning"
+    for title in dict.fromkeys(w.set for w in weighed):
+        for half in ("tuning", "check"):
+            some = [w for w in weighed if w.set == title and w.half == half]
+            print(f"candidates, {title}, {half}: chosen F1 "
+                  f"{tables.chosen_f1(some, scoring['weights']):.3f}, best possible "
+                  f"{tables.best_f1(some):.3f} (places with a choice)")
+    print(f"candidates: {scoring['fitted_on']}")
+    return scoring
+
+
 def fit_cells(args: argparse.Namespace) -> dict[str, Any]:
     """The shipped ``cells`` model: fitted on the tuning halves of the table sets, each
     read as text and as scans (a PDF two sets hold counted once), and of the bundled
@@ -101,11 +160,7 @@ def fit_cells(args: argparse.Namespace) -> dict[str, Any]:
     as bench/tables.py prints it)."""
     from tqdm import tqdm
 
-    sets = [("icdar2013-dev", icdar.documents(args.root / "icdar2013-dev"))]
-    if (args.root / "camelot-tests-dev").exists():
-        sets.append(("camelot-tests-dev", icdar.camelot_documents(args.root / "camelot-tests-dev")))
-    if (args.root / "real").exists():
-        sets.append(("real/ table documents", icdar.real_documents(args.root / "real")))
+    sets = table_sets(args.root)
     cells: list[tables.CellOutcome] = []
     for title, documents in sets:
         for document in tqdm(documents, desc=title, file=sys.stderr):

@@ -167,3 +167,53 @@ def test_cells_held_out_by_set_are_scored_by_a_model_fitted_on_the_others() -> N
         assert after < 0.15 and old > 0.5
     # Before: the old inputs fitted on the first set (its own figure 5-fold).
     assert float(rows[("a", "text")][4]) < 0.05 and float(rows[("b", "text")][4]) > 0.5
+
+
+def test_the_scoring_of_candidates_is_fitted_to_choose_the_better_at_each_place() -> None:
+    import tables
+
+    from servicetools.service.engine.candidates import FEATURES
+
+    # At each place two candidates: the one whose columns hold one kind each is the
+    # right one (F1 near 1), better headed or not; the other reads 0.3.
+    weighed = []
+    for n in range(60):
+        for good in (True, False):
+            features = dict.fromkeys(FEATURES, 0.0)
+            features.update(consistent=1.0 if good else 0.6, share=0.8 if good else 1.0,
+                            by_network=float(good), by_stream=float(not good))
+            weighed.append(tables.Weighed(f"d{n}", f"pdf{n}", "tuning", "t-0", 0,
+                                          "network" if good else "stream", features,
+                                          0.95 if good else 0.3, False))
+    scoring = tables.fit_scoring(weighed)
+    assert scoring["weights"]["consistent"] > 0
+    assert tables.chosen_f1(weighed, scoring["weights"]) == pytest.approx(0.95)
+    assert tables.best_f1(weighed) == pytest.approx(0.95)
+    # Weighed by the header alone, the worse is chosen.
+    assert tables.chosen_f1(weighed, {"share": 1.0}) == pytest.approx(0.3)
+
+
+def test_each_set_is_read_again_with_the_scoring_fitted_on_the_others(tmp_path: Path) -> None:
+    import argparse
+
+    import tables
+
+    from tests.support.engine_documents import REGIONS, table_pdf
+
+    def one_set(name: str) -> list[icdar.Document]:
+        pdf = tmp_path / f"{name}.pdf"
+        pdf.write_bytes(table_pdf((700, REGIONS)))
+        cells = tuple(icdar.Cell(r, c, r, c, text) for r, row in enumerate(REGIONS)
+                      for c, text in enumerate(row))
+        return [icdar.Document(name, pdf, (icdar.Table(f"{name}/1", 1, cells),))]
+
+    args = argparse.Namespace(engine_only=True)
+    runs = [tables.run_set(name, one_set(name), args) for name in ("a", "b")]
+    assert all(w.f1 > 0.9 for run in runs for w in run.candidates if w.chosen)
+    printed = tables.leave_one_set_out(runs)
+    assert printed.splitlines()[1].split()[0] == "a"
+    for run in runs:
+        assert run.methods() == ["engine", tables.LOSO]
+        assert run.of(tables.LOSO).score.f1 == run.of("engine").score.f1 == 1.0
+        report = tables.report(run)
+        assert f"{tables.LOSO:<24}" in report and "where the engine, l-o-s-o finds" in report

@@ -22,11 +22,17 @@ from servicetools.service.engine import (
     load_document,
 )
 from servicetools.service.engine.candidates import (
+    FEATURES,
+    Candidate,
     Found,
     _rereads,
+    choose,
     found_tables,
     headed_pages,
     judged_cells,
+    load_scoring,
+    recording,
+    scoring,
 )
 
 from ..support.drawn_pages import image_only_pdf
@@ -282,3 +288,78 @@ def test_tables_of_real_pages_named_by_their_headings(name: str, table: int,
     document = load_document((REAL / f"{name}.pdf").read_bytes(), "application/pdf")
     cells = tables_of(document, *targets)[f"t-{table}"]
     assert grid(cells)[0] == truth["tables"][table]["rows"][1:]
+
+
+# -- candidates chosen by evidence (candidates.choose, scored by candidates.json) ---------
+def _candidate(source: str, grid: list[list[str]], share: float = 1.0,
+               box: tuple[float, float, float, float] = (60, 600, 560, 720)) -> Candidate:
+    return Candidate(source, 1, box, share, grid)
+
+
+def test_every_reader_proposes_at_the_tables_place() -> None:
+    # camelot's flavours, pdfplumber's strategies and the engine's own reader all propose
+    # the one table; one of them is chosen.
+    document = load_document(table_pdf((700, REGIONS), ruled=True), "application/pdf")
+    with recording() as proposals:
+        cells = tables_of(document, target("Region", "Sales", "Staff", "Stores"))["t-table"]
+    assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}
+    assert {p.source for p in proposals} >= {"lattice", "network", "stream", "lines", "own"}
+    assert {p.place for p in proposals} == {0}
+    assert sum(p.chosen for p in proposals) == 1
+    assert all(set(p.features) == set(FEATURES) for p in proposals)
+
+
+def test_overlapping_candidates_are_one_place_and_the_best_scored_is_chosen() -> None:
+    document = load_document(table_pdf((700, REGIONS)), "application/pdf")
+    wanted = target("Region", "Sales", "Staff", "Stores")
+    body = [list(row) for row in REGIONS[1:]]
+    # A finder that ran two columns together: its kinds are mixed down the column.
+    merged = [[f"{a} {b}", "", c, d] for a, b, c, d in body]
+    right, wrong = _candidate("network", body, share=0.9), _candidate("stream", merged)
+    with scoring({"weights": {"consistent": 1.0, "fill": 1.0}}):
+        assert choose(document, wanted, [wrong, right]) == [right]
+    # Weighed by the header alone, the better headed one wins.
+    with scoring({"weights": {"share": 1.0}}):
+        assert choose(document, wanted, [wrong, right]) == [wrong]
+
+
+def test_places_apart_are_each_a_table_in_reading_order() -> None:
+    document = load_document(table_pdf((700, REGIONS)), "application/pdf")
+    body = [list(row) for row in REGIONS[1:]]
+    lower = _candidate("network", body, box=(60, 100, 560, 200))
+    upper = _candidate("stream", body, box=(60, 600, 560, 720))
+    chosen = choose(document, target("Region", "Sales", "Staff", "Stores"), [lower, upper])
+    assert chosen == [upper, lower]
+
+
+def test_a_place_the_own_reader_alone_read_counts_only_without_a_finders_table() -> None:
+    document = load_document(table_pdf((700, REGIONS)), "application/pdf")
+    wanted = target("Region", "Sales", "Staff", "Stores")
+    body = [list(row) for row in REGIONS[1:]]
+    found = _candidate("network", body, box=(60, 600, 560, 720))
+    own = _candidate("own", body, box=(60, 100, 560, 200))
+    assert choose(document, wanted, [found, own]) == [found]
+    assert choose(document, wanted, [own]) == [own]
+
+
+def test_the_shipped_scoring_weighs_every_piece_of_evidence() -> None:
+    shipped = load_scoring()
+    assert set(shipped["weights"]) == set(FEATURES)
+    assert shipped["fitted_on"]["halves"] == "tuning"
+
+
+def test_pdfplumbers_finders_read_the_pages_the_loader_parsed() -> None:
+    document = load_document(table_pdf((700, REGIONS), ruled=True), "application/pdf")
+    assert set(document.cache.parsed_pages) == {1}
+    assert "lines" in {f.flavor for f in found_tables(document)}
+    # Read once: the parsed page is let go.
+    assert document.cache.parsed_pages == {}
+
+
+def test_a_document_with_parsed_pages_pickles_without_them() -> None:
+    import pickle
+
+    document = load_document(table_pdf((700, REGIONS), ruled=True), "application/pdf")
+    again = pickle.loads(pickle.dumps(document))
+    assert again.cache.parsed_pages == {} and again.pages == document.pages
+    assert "lines" in {f.flavor for f in found_tables(again)}

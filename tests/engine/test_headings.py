@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from servicetools.service.engine import load_document
-from servicetools.service.engine.candidates import headed_pages
+from servicetools.service.engine.candidates import headed_pages, judged_cells
 from servicetools.service.engine.lines import group_lines
 from servicetools.service.engine.tables import extract_table, printed_forms
 
@@ -133,3 +133,31 @@ def test_columns_without_a_heading_do_not_keep_a_page_from_the_finders() -> None
     wanted = target("", "", "Accel/decel", "Speed", "Idle time")
     assert headed_pages(document, wanted) == [1]
     assert grid(tables_of(document, wanted)["t-table"]) == {0: [list(r) for r in rows[1:]]}
+
+
+def test_targets_whose_names_differ_in_spaces_alone_take_one_table_each() -> None:
+    # "(95% CI)" and "(95%CI)" are one heading to the judge of found tables, which
+    # compares names without spaces: the two targets are one schema, dealt in order.
+    rows: list[Row] = [("Region", "Sales", "(95% CI)"), ("North", "1200", "1.1-1.3"),
+                       ("South", "950", "0.9-1.0")]
+    other: list[Row] = [rows[0], ("West", "720", "0.7-0.8"), ("Centre", "610", "0.6-0.7")]
+    document = load_document(table_pdf((700, rows), (560, other), columns=(60, 220, 330)),
+                             "application/pdf")
+    first = target("Region", "Sales", "(95% CI)", target_id="t-first")
+    second = target("Region", "Sales", "(95%CI)", target_id="t-second")
+    found = tables_of(document, first, second)
+    assert grid(found["t-first"]) == {0: body(rows)}
+    assert grid(found["t-second"]) == {0: body(other)}
+
+
+def test_a_table_goes_to_the_target_whose_names_are_printed_most_alike() -> None:
+    # Both targets' names match the headings at 85 % or more: the table is the one
+    # whose names are printed as its headings are.
+    rows: list[Row] = [("Region", "Sales", "Staff", "Stores"), ("North", "1200", "15", "4"),
+                       ("South", "950", "11", "3")]
+    document = load_document(table_pdf((700, rows)), "application/pdf")
+    alike = target("Region", "Sales", "Staff", "Stores", target_id="t-alike")
+    near = target("Regions", "Sales", "Staffs", "Store", target_id="t-near")
+    assert grid(tables_of(document, near, alike)["t-alike"]) == {0: body(rows)}
+    assert grid(judged_cells(document, alike, [near])) == {0: body(rows)}
+    assert judged_cells(document, near, [alike]) == []

@@ -208,3 +208,25 @@ def test_a_page_drawn_turned_is_read_turned_back(angle: int) -> None:
     assert "STATE WISE COVERAGE BY PERIOD OF SURVEY" in lines
     assert lines.index("STATE WISE COVERAGE BY PERIOD OF SURVEY") < lines.index(
         "Kerala 5738 6633 8864")
+
+
+@pytest.mark.parametrize("angle", [90, -90])
+def test_a_few_words_drawn_turned_on_an_upright_page_read_as_they_run(angle: int) -> None:
+    # Headings set up (or down) the columns of a wide table, on a page of upright text.
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=(612, 792))
+    for number in range(12):
+        pdf.drawString(40, 600 - 16 * number, f"Precinct {number} 1200 340 55 17")
+    for x, name in ((200, "Brian Calley"), (260, "Patrick Colbeck")):
+        pdf.saveState()
+        pdf.translate(x, 640 if angle > 0 else 720)
+        pdf.rotate(angle)
+        pdf.drawString(0, 0, name)
+        pdf.restoreState()
+    pdf.showPage()
+    pdf.save()
+    words = {w.text for w in load_document(buffer.getvalue(), "application/pdf").pages[0].words}
+    assert {"Brian", "Calley", "Patrick", "Colbeck", "Precinct"} <= words
+    assert not words & {"nairB", "yellaC"}

@@ -29,11 +29,15 @@ import json
 import logging
 import math
 import re
+import statistics
 import tempfile
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import partial
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from functools import cache, partial
+from importlib import resources
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -44,9 +48,11 @@ from .lines import group_lines
 from .page_model import Document, Page, Word
 from .results import EngineCell
 from .shapes import validates
-from .tables import assign, closes_items, heading_test
+from .tables import OwnTable, assign, closes_items, heading_test
 
-__all__ = ["Found", "Judged", "found_tables", "headed_pages", "judged_cells"]
+__all__ = ["Candidate", "FEATURES", "Found", "Judged", "Proposal", "choose", "found_candidates",
+           "found_tables", "headed_pages", "judged_cells", "load_scoring", "own_candidates",
+           "recording", "scoring", "table_cells"]
 
 log = logging.getLogger("servicetools.service")
 
@@ -69,9 +75,16 @@ _PAGE_SHARE = 0.4
 _SHARE_MARGIN = 0.1
 _SPACE = re.compile(r"\s+")
 # The finders, in the order their tables are preferred when two find one table equally
-# well headed: camelot's "lattice" and pdfplumber's "lines" follow ruling lines (exact
-# where they are drawn), camelot's "network" and pdfplumber's "text" strategy the text.
-_FLAVORS = ("lattice", "network", "lines", "text")
+# well and no scoring says otherwise: camelot's "lattice" and pdfplumber's "lines" follow
+# ruling lines (exact where they are drawn), camelot's "network" and "stream" and
+# pdfplumber's "text" strategy the text; the engine's own reader ("own") last.
+_FLAVORS = ("lattice", "network", "stream", "lines", "text")
+_SOURCES = (*_FLAVORS, "own")
+# camelot's flavours run on a page's text layer, lattice only where it draws rules.
+# (Its "hybrid" was tried as well: on the table sets' pages it never read a table better
+# than the others did, bench/tables.py's candidates, so its time is not spent.)
+_CAMELOT: dict[str, dict[str, Any]] = {"lattice": {}, "network": {}, "stream": {}}
+_ON_RULED_PAGES = ("lattice", "lines")
 # Those that follow ruling lines run only on pages that draw some (Page.ruled).
 _RULED = ("lattice", "lines")
 # A pdfplumber table is in the place of a camelot one when their boxes overlap this much
@@ -93,6 +106,8 @@ class Found:
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # PDF points
     flavor: str = "network"
     read: str = "text"  # how its words were read: "text" (layer) or "ocr"
+    # Each row's (bottom, top) in PDF points, y upwards, where the finder says.
+    spans: tuple[tuple[float, float], ...] = ()
 
 
 def found_tables(document: Document, pages: Sequence[int] | None = None) -> list[Found]:
@@ -112,7 +127,7 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
         # pdfplumber's text strategy only reads camelot's tables again (_rereads): it is
         # not run on pages where camelot found none.
         tabled = {f.page for f in found}
-        found += _rereads(_plumber(document.source, text, tabled), found)
+        found += _rereads(_plumber(document, text, tabled), found)
     for page in missing:
         done[page.number] = ([f for f in found if f.page == page.number]
                              if page.source == "text" else _ruled_scan(page))
@@ -121,58 +136,105 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
 
 def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
     try:
-        import camelot
+        import camelot  # noqa: F401  (its handler below)
     except ImportError:
         return []
     found: list[Found] = []
     with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
         file.write(source)
         file.flush()
-        for flavor in ("lattice", "network"):
+        handler = _handler(file.name, [p.number for p in pages])
+        for flavor, options in _CAMELOT.items():
             # lattice draws the page to find its rules: a third of a second spent for
             # nothing on a page without any.
-            numbers = [p.number for p in pages if flavor not in _RULED or p.ruled]
+            numbers = [p.number for p in pages if flavor not in _ON_RULED_PAGES or p.ruled]
             if not numbers:
                 continue
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # "No tables found on page-2", and such
-                    tables = camelot.read_pdf(file.name, pages=",".join(map(str, numbers)),
-                                              flavor=flavor)
+                    tables = handler(flavor, numbers, options)
             except Exception:  # noqa: BLE001  the engine's own reader is left
                 log.warning("camelot (%s) could not read the document", flavor, exc_info=True)
                 continue
             found += [Found(int(t.page),
                             tuple(tuple(str(v) for v in row) for row in t.df.values.tolist()),
-                            _box(t), flavor)
+                            _box(t), flavor, spans=_spans(t))
                       for t in tables]
     return found
 
 
-def _plumber(source: bytes, pages: list[Page], tabled: set[int]) -> list[Found]:
+def _spans(table: Any) -> tuple[tuple[float, float], ...]:
+    """Each row's (bottom, top) of a camelot table, in PDF points; none where unknown."""
+    rows = getattr(table, "rows", None) or []
+    if len(rows) != len(table.df.index):
+        return ()
+    return tuple((float(min(r)), float(max(r))) for r in rows)
+
+
+def _handler(path: str, numbers: list[int]
+             ) -> Callable[[str, list[int], dict[str, Any]], Any]:
+    """camelot's tables of a flavour on some pages, each page's layout analysed once for
+    every flavour (a tenth of the finders' time); camelot.read_pdf where its handler is
+    not as this camelot version has it."""
+    import camelot
+    from camelot.handlers import PDFHandler
+
+    class Handler(PDFHandler):
+        layouts: dict[int, Any]
+
+        def _get_layout(self, page: Any, **layout_kwargs: Any) -> Any:
+            key = page.page_idx
+            if key not in self.layouts:
+                self.layouts[key] = super()._get_layout(page, **layout_kwargs)
+            return self.layouts[key]
+
+    if not callable(getattr(PDFHandler, "_get_layout", None)):
+        return lambda flavor, pages, options: camelot.read_pdf(
+            path, pages=",".join(map(str, pages)), flavor=flavor, **options)
+    handler = Handler(path, pages=",".join(map(str, numbers)))
+    handler.layouts = {}
+    return lambda flavor, pages, options: handler.parse(flavor=flavor, pages=pages, **options)
+
+
+def _plumber(document: Document, pages: list[Page], tabled: set[int]) -> list[Found]:
     """pdfplumber's table finder on the pages: its "lines" strategy where the page draws
     ruling lines, its "text" strategy on the `tabled` ones. Its tables are judged beside
-    camelot's: where camelot's finders split or merge a table's columns, it may not."""
+    camelot's: where camelot's finders split or merge a table's columns, it may not.
+    A page the loader kept parsed (DocumentCache.parsed_pages) is not parsed again."""
     import pdfplumber
 
     found: list[Found] = []
+    parsed = document.cache.parsed_pages
+    plumber = None
     try:
-        with pdfplumber.open(io.BytesIO(source)) as plumber:
-            for page in pages:
-                opened = plumber.pages[page.number - 1]
-                for flavor, settings in (("lines", {}), ("text", _PLUMBER_TEXT)):
-                    if not (page.ruled if flavor in _RULED else page.number in tabled):
-                        continue
-                    for table in opened.find_tables(settings):
-                        rows = tuple(tuple((text or "").strip() for text in row)
-                                     for row in table.extract())
-                        x0, top, x1, bottom = (float(v) for v in table.bbox)
-                        # In points with y upwards from the page's foot, as camelot's.
-                        found.append(Found(page.number, rows,
-                                           (x0, page.height - bottom, x1, page.height - top),
-                                           flavor))
+        if any(page.number not in parsed for page in pages):
+            plumber = pdfplumber.open(io.BytesIO(document.source))
+        for page in pages:
+            opened = parsed.get(page.number) or plumber.pages[page.number - 1]  # type: ignore[union-attr]
+            for flavor, settings in (("lines", {}), ("text", _PLUMBER_TEXT)):
+                if not (page.ruled if flavor in _RULED else page.number in tabled):
+                    continue
+                for table in opened.find_tables(settings):
+                    rows = tuple(tuple((text or "").strip() for text in row)
+                                 for row in table.extract())
+                    x0, top, x1, bottom = (float(v) for v in table.bbox)
+                    spans = tuple((page.height - float(r.bbox[3]), page.height - float(r.bbox[1]))
+                                  for r in table.rows)
+                    # In points with y upwards from the page's foot, as camelot's.
+                    found.append(Found(page.number, rows,
+                                       (x0, page.height - bottom, x1, page.height - top),
+                                       flavor, spans=spans if len(spans) == len(rows) else ()))
     except Exception:  # noqa: BLE001  camelot's tables and the engine's reader are left
         log.warning("pdfplumber could not find the document's tables", exc_info=True)
+    finally:
+        if plumber is not None:
+            plumber.close()
+        for page in pages:
+            # Read once: its parsed objects are let go.
+            kept = parsed.pop(page.number, None)
+            if kept is not None:
+                kept.close()
     return found
 
 
@@ -339,9 +401,14 @@ class Judged:
     header: int  # index of the last header row
     columns: dict[int, int]  # schema position -> found column
     share: float  # how well the header row and the schema's names agree (an F1, 0..1)
+    # How alike the matched headings are printed to the schema's names (0..1, spaces and
+    # case aside): between targets whose names all match one table, "(95%CI)" is the
+    # target that prints it so, not the one with "(95% CI)".
+    closeness: float = 1.0
 
 
-def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> Judged | None:
+def _judge(found: Found, tests: _Tests, named: int, positions: list[int],
+           names: dict[int, str] | None = None) -> Judged | None:
     """The found table as the target's, if a row near its top names enough columns."""
     best: Judged | None = None
     for header in range(min(_HEADER_ROWS, len(found.rows) - 1)):
@@ -363,8 +430,26 @@ def _judge(found: Found, tests: _Tests, named: int, positions: list[int]) -> Jud
         if best is None or share > best.share:
             columns = {position: column for column, position in chosen.items()}
             best = Judged(found, _wrapped_heading(found.rows, header),
-                           _fill(columns, positions, len(found.rows[header])), share)
+                          _fill(columns, positions, len(found.rows[header])), share,
+                          _closeness(found.rows, header, chosen, names or {}))
     return best
+
+
+def _closeness(rows: tuple[tuple[str, ...], ...], header: int, chosen: dict[int, int],
+               names: dict[int, str]) -> float:
+    """The mean likeness (rapidfuzz's ratio, 0..1) of each matched heading, its rows
+    stacked as `_judge` stacks them, to its column's name without spaces or case; a
+    column without a name counts as alike."""
+    likeness = []
+    for column, position in chosen.items():
+        name = names.get(position, "")
+        if not name:
+            likeness.append(1.0)
+            continue
+        likeness.append(max(fuzz.ratio(compact(" ".join(
+            rows[r][column] for r in range(top, header + 1))), name)
+            for top in range(max(0, header + 1 - _STACKED), header + 1)) / 100)
+    return sum(likeness) / len(likeness) if likeness else 0.0
 
 
 def _wrapped_heading(rows: tuple[tuple[str, ...], ...], header: int) -> int:
@@ -396,18 +481,21 @@ def _fill(columns: dict[int, int], positions: list[int], width: int) -> dict[int
 
 
 def _body(table: Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, int]] = ()
-          ) -> list[tuple[str, ...]]:
+          ) -> tuple[list[tuple[str, ...]], int]:
     """The rows under the header, up to the totals: a row opening with "Subtotal" or
     "Total" ends the items (as in tables.py), and so does a row whose cells most of the
     columns' rules refuse ("Total Due:", "", "", "$399.99" under Qty and Price). A row
-    that heads another table target's table (`others`: its tests and named columns)
-    ends it too: a finder read two tables one under the other as one."""
+    that heads a table of the target or of another table target (`others`: the tests and
+    named columns of each) ends it too: a finder read two tables one under the other as
+    one. Also the index of the found table's first row left out."""
     body: list[tuple[str, ...]] = []
     ruled = [p for p, tree in trees.items() if tree and tree.get("rule_groups")]
-    for row in table.found.rows[table.header + 1:]:
+    end = len(table.found.rows)
+    for index, row in enumerate(table.found.rows[table.header + 1:], table.header + 1):
         if not any(text.strip() for text in row):
             continue
         if any(_heads(row, tests, named) for tests, named in others):
+            end = index
             break
         if ruled and body and _continues(row, body[-1]):
             # "Consulting services," / "March 2024": a description wrapped onto a row
@@ -419,9 +507,10 @@ def _body(table: Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, i
             continue
         first = next(text for text in row if text.strip())
         if ruled and body and (closes_items(first) or _refused(row, table, trees, ruled)):
+            end = index
             break
         body.append(row)
-    return body
+    return body, end
 
 
 def _heads(row: tuple[str, ...], tests: _Tests, named: int) -> bool:
@@ -452,19 +541,6 @@ def _refused(row: tuple[str, ...], table: Judged, trees: dict[int, Any],
     return refused > len(ruled) / 2
 
 
-def _distinct(judged: list[Judged]) -> list[Judged]:
-    """One table per place: of tables found by both finders on one page, overlapping,
-    the one whose header fits best (on a tie, the finder listed first in _FLAVORS)."""
-    order = sorted(judged, key=lambda j: (-j.share, _FLAVORS.index(j.found.flavor)))
-    kept: list[Judged] = []
-    for judgement in order:
-        if not any(k.found.page == judgement.found.page
-                   and _overlap(k.found.box, judgement.found.box) for k in kept):
-            kept.append(judgement)
-    # In reading order: page, then top to bottom (PDF y grows upwards).
-    return sorted(kept, key=lambda j: (j.found.page, -j.found.box[3]))
-
-
 def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     """Whether two boxes (x0, y0, x1, y1) share more than half of the smaller one."""
     both = _intersection(a, b)
@@ -484,46 +560,324 @@ def _judged(document: Document, target: dict[str, Any], pages: list[int]
     if key not in memo:
         tests, named = _tests(schema)
         positions = sorted(int(c.get("position", 0)) for c in schema)
-        memo[key] = [_judge(f, tests, named, positions) if schema else None
+        names = {int(c.get("position", 0)): compact(str(c.get("name", ""))) for c in schema}
+        memo[key] = [_judge(f, tests, named, positions, names) if schema else None
                      for f in found_tables(document, pages)]
     return memo[key]
 
 
+@dataclass
+class Candidate:
+    """A table one reader proposes for a target: a finder's table the target's header
+    schema recognises (`judged`), or one the engine's own reader read (`own`, its index
+    among that reader's tables). `grid` is its body, a list of each column's text in the
+    schema's order; `features` the evidence it is chosen by (`_features`)."""
+
+    source: str  # the finder's flavour, or "own"
+    page: int
+    box: tuple[float, float, float, float]  # PDF points, y upwards
+    share: float
+    grid: list[list[str]]
+    judged: Judged | None = None
+    own: int | None = None
+    extra_columns: float = 0.0  # the share of the header's cells the schema does not name
+    header: int = 0  # the header's last row in the finder's table
+    features: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What `choose` saw of one candidate (`recording`): its target, its place among the
+    overlapping candidates, its evidence and body, whether it was chosen."""
+
+    target: str
+    place: int  # candidates at one place (same page, overlapping boxes) share it
+    source: str
+    page: int
+    features: dict[str, float]
+    grid: list[list[str]]
+    chosen: bool
+
+
+_RECORDING: ContextVar[list[Proposal] | None] = ContextVar("proposals", default=None)
+_SCORING: ContextVar[dict[str, Any] | None] = ContextVar("scoring", default=None)
+_SCORING_FILE = "candidates.json"
+
+
+@contextmanager
+def recording() -> Iterator[list[Proposal]]:
+    """Every candidate `choose` weighs while the block runs, in a list (for fitting the
+    scoring: bench/tables.py)."""
+    proposals: list[Proposal] = []
+    token = _RECORDING.set(proposals)
+    try:
+        yield proposals
+    finally:
+        _RECORDING.reset(token)
+
+
+@contextmanager
+def scoring(model: dict[str, Any] | None) -> Iterator[None]:
+    """Candidates chosen by `model` (as `load_scoring` gives it) while the block runs:
+    a scoring fitted without some documents, measured on them."""
+    token = _SCORING.set(model)
+    try:
+        yield
+    finally:
+        _SCORING.reset(token)
+
+
+@cache
+def load_scoring() -> dict[str, Any]:
+    """The shipped scoring of candidates (candidates.json, fitted by `make train`):
+    {"weights": {feature: weight}, "fitted_on": ...}; {} when there is none."""
+    path = resources.files(__package__).joinpath(_SCORING_FILE)
+    if not path.is_file():
+        return {}
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def found_candidates(document: Document, target: dict[str, Any],
+                     rivals: Sequence[dict[str, Any]] = ()
+                     ) -> tuple[list[Candidate], dict[int, float]]:
+    """The found tables the target's header schema recognises, each a candidate with its
+    body read (`_body`); and, by id of a candidate's judgement, the best share a rival
+    target's schema has of the same table. A table a rival's schema fits better is the
+    rival's, not a candidate."""
+    schema = list(target.get("header_schema") or [])
+    if not schema:
+        return [], {}
+    # The pages any of the targets may find its table on: rivals judge the same tables.
+    pages = sorted({n for t in (target, *rivals) for n in headed_pages(document, t)})
+    mine = _judged(document, target, pages)
+    others = [_judged(document, rival, pages) for rival in rivals]
+    positions = sorted(int(c.get("position", 0)) for c in schema)
+    trees = {int(c.get("position", 0)): c.get("extracted_value_validation_tree") for c in schema}
+    # A row heading the target's own table again starts another table.
+    others_tests = [_tests(schema), *(_tests(list(r.get("header_schema") or []))
+                                      for r in rivals if r.get("header_schema"))]
+    found: list[Candidate] = []
+    contested: dict[int, float] = {}
+    for index, judgement in enumerate(mine):
+        rival = [(theirs.share, theirs.closeness) for other in others
+                 if (theirs := other[index]) is not None]
+        if judgement is None or (judgement.share, judgement.closeness) < max(
+                rival, default=(0.0, 0.0)):
+            continue
+        contested[id(judgement)] = max(rival, default=(0.0, 0.0))[0]
+        rows, end = _body(judgement, trees, others_tests)
+        grid = [[row[c].strip() if (c := judgement.columns.get(p)) is not None and c < len(row)
+                 else "" for p in positions] for row in rows]
+        width = len(judgement.found.rows[judgement.header])
+        box = judgement.found.box
+        spans = judgement.found.spans[:end]
+        if spans and end < len(judgement.found.rows):
+            # The rows read, where the finder's table runs on into another.
+            box = (box[0], min(b for b, _ in spans), box[2], max(t for _, t in spans))
+        found.append(Candidate(judgement.found.flavor, judgement.found.page, box,
+                               judgement.share, grid, judged=judgement,
+                               extra_columns=max(0, width - len(positions)) / max(1, width),
+                               header=judgement.header))
+    return found, contested
+
+
+def own_candidates(document: Document, target: dict[str, Any], cells: Sequence[EngineCell],
+                   places: Sequence[OwnTable], rivals: Sequence[dict[str, Any]] = ()
+                   ) -> list[Candidate]:
+    """The engine's own reader's tables (its `cells`, read at `places`) as candidates;
+    as a found table's body (`_body`), each ends at a row that heads a rival's table."""
+    schema = list(target.get("header_schema") or [])
+    others = [_tests(list(r.get("header_schema") or [])) for r in rivals
+              if r.get("header_schema")]
+    positions = sorted(int(c.get("position", 0)) for c in schema)
+    _, named = _tests(schema)
+    pages = {p.number: p for p in document.pages}
+    found = []
+    for place in places:
+        page = pages.get(place.page)
+        if page is None:
+            continue
+        mine = [c for c in cells if c.table_index == place.index]
+        rows = max((c.row for c in mine), default=-1) + 1
+        grid = [["" for _ in positions] for _ in range(rows)]
+        at = {p: i for i, p in enumerate(positions)}
+        for c in mine:
+            if c.column in at:
+                grid[c.row][at[c.column]] = c.text.strip()
+        ends = [r for r, row in enumerate(grid)
+                if any(_heads(tuple(row), tests, count) for tests, count in others)]
+        grid = grid[:ends[0]] if ends else grid
+        if not grid:
+            continue
+        assigned = sum(b.column is not None for b in place.bands)
+        share = 2 * assigned / (named + max(len(place.bands), assigned)) if named else 0.0
+        x0, y0, x1, y1 = place.box
+        box = (x0 * page.width, (1 - y1) * page.height, x1 * page.width, (1 - y0) * page.height)
+        found.append(Candidate("own", place.page, box, share, grid, own=place.index,
+                               extra_columns=(len(place.bands) - assigned)
+                               / max(1, len(place.bands))))
+    return found
+
+
+def choose(document: Document, target: dict[str, Any], candidates: list[Candidate],
+           record: bool = True) -> list[Candidate]:
+    """The target's tables among the candidates, in reading order.
+
+    Candidates whose boxes overlap on a page are one place, one table: of them the one
+    the scoring rates best (a weighted sum of its evidence, `_features`; the weights
+    fitted on the table sets' tuning halves by `make train`, candidates.json); without a
+    scoring, the best headed, the finders in _FLAVORS' order on a tie. A place is the
+    target's when its best header fits nearly as well as the best place's (a table
+    continued on the next page; not the tables that share some of its headings). Places
+    the engine's own reader alone read count only where no finder's table is the
+    target's: a finder's box is the table's, the reader's a guess. `record`: whether a
+    `recording` block gets the candidates."""
+    if not candidates:
+        return []
+    places = _places(candidates)
+    pages = {p.number: p for p in document.pages}
+    model = _SCORING.get()
+    if model is None:
+        model = load_scoring()
+    weights = model.get("weights") or {}
+    for place in places:
+        for candidate in place:
+            candidate.features = _features(candidate, place, pages.get(candidate.page))
+            candidate.score = (sum(weights.get(k, 0.0) * v for k, v in candidate.features.items())
+                               if weights else candidate.share)
+    found = [p for p in places if any(c.source != "own" for c in p)]
+    kept = found or places
+    best = max(max(c.share for c in p) for p in kept)
+    kept = [p for p in kept if max(c.share for c in p) >= best - _SHARE_MARGIN]
+    chosen = [max(p, key=lambda c: (c.score, c.share, -_SOURCES.index(c.source)))
+              for p in kept]
+    recorded = _RECORDING.get()
+    if recorded is not None and record:
+        name = str(target.get("id", ""))
+        for number, place in enumerate(places):
+            recorded += [Proposal(name, number, c.source, c.page, dict(c.features), c.grid,
+                                  any(c is k for k in chosen)) for c in place]
+    # In reading order: page, then top to bottom (PDF y grows upwards).
+    return sorted(chosen, key=lambda c: (c.page, -c.box[3]))
+
+
+def _places(candidates: list[Candidate]) -> list[list[Candidate]]:
+    """Candidates grouped by place: on one page, boxes overlapping (`_overlap`), directly
+    or through another candidate."""
+    parent = list(range(len(candidates)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(candidates)), 2):
+        a, b = candidates[i], candidates[j]
+        if a.page == b.page and _overlap(a.box, b.box):
+            parent[root(i)] = root(j)
+    groups: dict[int, list[Candidate]] = {}
+    for i, candidate in enumerate(candidates):
+        groups.setdefault(root(i), []).append(candidate)
+    return list(groups.values())
+
+
+#: The evidence a candidate is scored by (`_features`), each 0..1 or about.
+FEATURES = ("share", "extra_columns", "consistent", "regular", "lone", "fill", "empty_columns",
+            "multiline", "agree", "agree_column", "covered", "rows", "header_below",
+            "ruled", *(f"by_{s}" for s in _SOURCES))
+
+
+def _features(candidate: Candidate, place: list[Candidate], page: Page | None
+              ) -> dict[str, float]:
+    """Measurable evidence of a candidate, beside the others at its place: how well its
+    header names the schema's columns (and how many headings it has the schema lacks);
+    how consistent each column's kind is down its rows (numbers or words); how regular
+    its rows are (as filled as most, one cell alone); how many of its cells another
+    finder reads alike (at the same row and column, or anywhere in the same column); how
+    much of the text in the place's box its cells hold; its rows beside the most any
+    candidate there reads; which finder proposed it and whether it follows rules."""
+    grid = candidate.grid
+    width = max(1, len(grid[0]) if grid else 1)
+    fills = [sum(bool(t) for t in row) for row in grid]
+    columns = [[row[i] for row in grid if row[i]] for i in range(width)] if grid else []
+    kinds = [max(share := sum(parse_number(t) is not None for t in texts) / len(texts),
+                 1 - share) for texts in columns if len(texts) >= 2]
+    modal = max(set(fills), key=fills.count) if fills else 0
+    cells = {(r, i): compact(t) for r, row in enumerate(grid) for i, t in enumerate(row) if t}
+    by_column = {(i, t) for (_, i), t in cells.items()}
+    others = [c for c in place if c.source != candidate.source]
+    agree = agree_column = 0.0
+    if cells and others:
+        for other in others:
+            theirs = {(r, i): compact(t) for r, row in enumerate(other.grid)
+                      for i, t in enumerate(row) if t}
+            agree = max(agree, sum(theirs.get(k) == v for k, v in cells.items()) / len(cells))
+            column_texts = {(i, t) for (_, i), t in theirs.items()}
+            agree_column = max(agree_column, len(by_column & column_texts) / max(1, len(by_column)))
+    covered = 0.0
+    if page is not None and grid:
+        x0 = min(c.box[0] for c in place) / page.width
+        x1 = max(c.box[2] for c in place) / page.width
+        top = 1 - max(c.box[3] for c in place) / page.height
+        bottom = 1 - min(c.box[1] for c in place) / page.height
+        inside = sum(1 for w in page.words
+                     if x0 <= w.center_x <= x1 and top <= w.center_y <= bottom)
+        tokens = sum(len(t.split()) for row in grid for t in row)
+        covered = min(1.5, tokens / inside) if inside else 0.0
+    most = max(len(c.grid) for c in place)
+    features = {
+        "share": candidate.share,
+        "extra_columns": candidate.extra_columns,
+        "consistent": statistics.fmean(kinds) if kinds else 0.5,
+        "regular": sum(f == modal for f in fills) / len(fills) if fills else 0.0,
+        "lone": sum(f == 1 for f in fills) / len(fills) if fills else 0.0,
+        "fill": sum(fills) / (len(fills) * width) if fills else 0.0,
+        "empty_columns": sum(not texts for texts in columns) / width if columns else 1.0,
+        "multiline": sum("\n" in t for row in grid for t in row) / max(1, len(cells)),
+        "agree": agree,
+        "agree_column": agree_column,
+        "covered": covered,
+        "rows": len(grid) / most if most else 0.0,
+        "header_below": float(candidate.header > 0),
+        "ruled": float(candidate.source in _RULED),
+    }
+    features.update({f"by_{s}": float(candidate.source == s) for s in _SOURCES})
+    return features
+
+
 def judged_cells(document: Document, target: dict[str, Any],
                  rivals: Sequence[dict[str, Any]] = ()) -> list[EngineCell]:
-    """Cells of the found tables the target's header schema recognises, by table; [] when
-    none does (the engine's own reader then decides).
+    """Cells of the found tables the target's header schema recognises, by table, chosen
+    among overlapping ones by `choose`; [] when none does (the engine's own reader then
+    decides).
 
     `rivals` are the configuration's other table targets: a found table is the
     target's only if no rival's schema fits it better (tables under similar headings
     go each to the target named most like it).
     """
+    found, contested = found_candidates(document, target, rivals)
+    return table_cells(target, choose(document, target, found), contested)
+
+
+def table_cells(target: dict[str, Any], chosen: Sequence[Candidate],
+                contested: dict[int, float] | None = None,
+                own: Sequence[EngineCell] = ()) -> list[EngineCell]:
+    """The cells of the chosen candidates, table after table: a found table's with their
+    evidence and calibrated confidence (`_evidence`), the engine's own reader's as it
+    read them (`own`)."""
     schema = list(target.get("header_schema") or [])
-    if not schema:
-        return []
-    # The pages any of the targets may find its table on: rivals judge the same tables.
-    pages = sorted({n for t in (target, *rivals) for n in headed_pages(document, t)})
-    mine = _judged(document, target, pages)
-    others = [_judged(document, rival, pages) for rival in rivals]
-    judged = []
-    contested: dict[int, float] = {}  # id of a judgement -> the best rival's share
-    for index, judgement in enumerate(mine):
-        rival_shares = [theirs.share for other in others if (theirs := other[index]) is not None]
-        if judgement is not None and judgement.share >= max(rival_shares, default=0.0):
-            judged.append(judgement)
-            contested[id(judgement)] = max(rival_shares, default=0.0)
-    # The tables headed as the schema says; not those that share some of its headings.
-    best = max((j.share for j in judged), default=0.0)
-    judged = _distinct([j for j in judged if j.share >= best - _SHARE_MARGIN])
     positions = sorted(int(c.get("position", 0)) for c in schema)
     trees = {int(c.get("position", 0)): c.get("extracted_value_validation_tree") for c in schema}
-    others_tests = [_tests(list(r.get("header_schema") or [])) for r in rivals
-                    if r.get("header_schema")]
     cells: list[EngineCell] = []
-    for index, table in enumerate(judged):
-        rows = _body(table, trees, others_tests)
-        grid = [[row[c].strip() if (c := table.columns.get(p)) is not None and c < len(row)
-                 else "" for p in positions] for row in rows]
+    for index, candidate in enumerate(chosen):
+        if candidate.judged is None:
+            cells += [replace(c, table_index=index) for c in own
+                      if c.table_index == candidate.own and c.row < len(candidate.grid)]
+            continue
+        table, grid = candidate.judged, candidate.grid
         numeric = [_numeric_share([line[i] for line in grid]) for i in range(len(positions))]
         # Once a wrapped line is taken for a row of its own, every row under it is off by
         # one: one-cell rows above a cell speak against its place.
@@ -534,7 +888,7 @@ def judged_cells(document: Document, target: dict[str, Any],
                 valid = validates(text, trees.get(position))
                 evidence = _evidence(table, grid, number, i, numeric[i], valid,
                                      lone_above[number])
-                evidence["contested"] = contested.get(id(table), 0.0)
+                evidence["contested"] = (contested or {}).get(id(table), 0.0)
                 evidence["raw"] = _JUDGED * table.share * (_INVALID if valid is False else 1.0)
                 confidence = cell_confidence(evidence, evidence["raw"])
                 cells.append(EngineCell(text, index, number, position, confidence, evidence))

@@ -11,13 +11,13 @@ from typing import Any
 
 from ...wire.values import parse_number
 from .calibration import cell_confidence
-from .candidates import judged_cells
+from .candidates import choose, found_candidates, own_candidates, table_cells
 from .fields import extract_fields
 from .lines import area_lines
 from .page_model import Document
 from .results import EngineCell, EngineTarget
 from .shapes import validates
-from .tables import extract_table, header_bands
+from .tables import OwnTable, extract_table, header_bands
 
 __all__ = ["TargetGroup", "extract_group", "group_targets"]
 
@@ -76,7 +76,8 @@ def extract_group(
         # document order (_dealt), and are no rivals of each other.
         twins = [t for t in every_table if _headings_key(t) == key]
         if key not in read:
-            own = extract_table(lines, target, headers[target_id], covered)
+            places: list[OwnTable] = []
+            own = extract_table(lines, target, headers[target_id], covered, places)
             # Found tables are whole pages' tables: they answer only a search of them all.
             rivals = [t for t in every_table if not any(t is twin for twin in twins)]
             # The finders cost a third of a second a page: not spent where the engine's
@@ -84,10 +85,21 @@ def extract_group(
             # whose columns have rules to check it by.
             settled = own and _ruled(target) and _names_every_column(headers[target_id],
                                                                       target)
-            judged = (judged_cells(document, target, rivals)
-                      if group.search_area == "all" and not settled else [])
-            chosen = _better(own, judged, target)
-            read[key] = _calibrated(chosen, judged if chosen is own else own, ocr)
+            proposed, contested = (found_candidates(document, target, rivals)
+                                   if group.search_area == "all" and not settled else ([], {}))
+            # Every reader's tables are candidates, one chosen at each place by evidence.
+            pooled = (table_cells(target, choose(document, target, [
+                *proposed, *own_candidates(document, target, own, places, rivals)]), contested,
+                own)
+                if proposed else [])
+            chosen = _better(own, pooled, target)
+            if chosen is own or all(c.evidence.get("own") for c in chosen):
+                # The other reading, which the cells' confidence compares with: the finders'.
+                other = table_cells(target, choose(document, target, proposed, record=False),
+                                    contested)
+            else:
+                other = own
+            read[key] = _calibrated(chosen, other, ocr)
         place = next(i for i, twin in enumerate(twins) if twin is target)
         tables[target_id] = _dealt(read[key], place, len(twins))
     covered.update(i for bands in headers.values() for i, b in enumerate(bands) if b is not None)
@@ -236,9 +248,11 @@ def _numeric_share(texts: list[str]) -> float:
 
 def _headings_key(target: dict[str, Any]) -> str:
     """What decides which tables a target reads: each column's position, name (case
-    and spaces aside) and header tree. Targets with the same key read the same tables."""
+    and spaces aside: the finders' tables are judged by names without spaces, where
+    "(95%CI)" is "(95% CI)") and header tree. Targets with the same key read the same
+    tables."""
     return json.dumps(sorted(
-        (int(c.get("position", 0)), " ".join(str(c.get("name", "")).casefold().split()),
+        (int(c.get("position", 0)), "".join(str(c.get("name", "")).casefold().split()),
          c.get("header_matching_validation_tree") or {})
         for c in target.get("header_schema") or []), sort_keys=True, default=str)
 

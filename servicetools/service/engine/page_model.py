@@ -13,7 +13,7 @@ cached thing, and lives and dies with it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .candidates import Found, Judged
@@ -76,6 +76,15 @@ class DocumentCache:
     # Per header schema and pages (as JSON), that schema's judgement of each table found
     # on those pages (candidates.judged_cells): rival targets judge the same tables.
     judgements: dict[str, list[Judged | None]] = field(default_factory=dict)
+    # Per page number, pdfplumber's page of a text page as the loader parsed it (pages.py,
+    # short documents only): pdfplumber's table finders read it without parsing the page
+    # again, which costs more than their finding (candidates.py).
+    parsed_pages: dict[int, Any] = field(default_factory=dict)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pdfplumber's pages do not pickle (a document cached by the benches, or sent
+        # to another process): without them a finder parses its page again.
+        return {**self.__dict__, "parsed_pages": {}}
 
 
 @dataclass

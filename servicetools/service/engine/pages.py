@@ -46,7 +46,10 @@ class UnreadableDocument(Exception):
 def load_document(data: bytes, content_type: str, *, dpi: int = 150) -> Document:
     """Render every page to PNG and find its words (text layer, else OCR)."""
     if content_type == PDF:
-        return Document(content_type, _load_pdf(data, dpi), data)
+        parsed: dict[int, Any] = {}
+        document = Document(content_type, _load_pdf(data, dpi, parsed), data)
+        document.cache.parsed_pages = parsed
+        return document
     if content_type in IMAGE_TYPES:
         return Document(content_type, [_load_image(data)])
     raise UnreadableDocument(
@@ -54,7 +57,13 @@ def load_document(data: bytes, content_type: str, *, dpi: int = 150) -> Document
     )
 
 
-def _load_pdf(data: bytes, dpi: int) -> list[Page]:
+# The pdfplumber pages of a document of at most this many pages are kept as parsed, for
+# the table finders (page_model.DocumentCache.parsed_pages); a longer one is parsed again
+# where a finder reads it, so that memory does not grow with the document.
+_KEEP_PARSED = 30
+
+
+def _load_pdf(data: bytes, dpi: int, parsed: dict[int, Any] | None = None) -> list[Page]:
     import pdfplumber
     import pypdfium2 as pdfium
 
@@ -67,6 +76,7 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
             ) from error
         raise UnreadableDocument("invalid_document", f"The PDF cannot be read: {error}.") from error
     pages: list[Page] = []
+    plumber = None
     # A text page is drawn in grayscale: its image is only looked at, and a gray bitmap
     # is a third of the pixels to fill and compress; with the PNG written by
     # `_gray_png` the page costs about 1 ms, against 13 ms for RGB through Pillow and
@@ -78,35 +88,39 @@ def _load_pdf(data: bytes, dpi: int) -> list[Page]:
     # per one-page invoice; a batch 18.5 against 15.5 ms per document): PDFium holds the
     # GIL while it draws, so the two threads mostly took turns.
     try:
-        with pdfplumber.open(io.BytesIO(data)) as plumber:
-            if len(plumber.pages) != len(rendered):
-                raise UnreadableDocument("invalid_document", "The PDF's page tree is inconsistent.")
-            for index, plumber_page in enumerate(plumber.pages):
-                words = _text_layer_words(plumber_page)
-                source = "text"
-                if words:
-                    png = _text_page_png(rendered, index, dpi)
-                else:
-                    image, png = _scan_page(rendered, index, dpi)
-                    words = ocr_words(image)
-                    source = "ocr"
-                pages.append(
-                    Page(
-                        number=index + 1,
-                        width=float(plumber_page.width),
-                        height=float(plumber_page.height),
-                        png=png,
-                        words=words,
-                        source=source,
-                        ruled=source == "text" and _has_rules(plumber_page),
-                    )
+        plumber = pdfplumber.open(io.BytesIO(data))
+        if len(plumber.pages) != len(rendered):
+            raise UnreadableDocument("invalid_document", "The PDF's page tree is inconsistent.")
+        for index, plumber_page in enumerate(plumber.pages):
+            words = _text_layer_words(plumber_page)
+            source = "text"
+            if words:
+                png = _text_page_png(rendered, index, dpi)
+            else:
+                image, png = _scan_page(rendered, index, dpi)
+                words = ocr_words(image)
+                source = "ocr"
+            pages.append(
+                Page(
+                    number=index + 1,
+                    width=float(plumber_page.width),
+                    height=float(plumber_page.height),
+                    png=png,
+                    words=words,
+                    source=source,
+                    ruled=source == "text" and _has_rules(plumber_page),
                 )
+            )
+            if parsed is not None and source == "text" and len(rendered) <= _KEEP_PARSED:
+                parsed[index + 1] = plumber_page
     except UnreadableDocument:
         raise
     except Exception as error:  # pdfminer raises many unrelated types on damaged files
         raise UnreadableDocument("invalid_document", f"The PDF cannot be read: {error}.") from error
     finally:
         rendered.close()
+        if plumber is not None and not parsed:
+            plumber.close()  # kept open (in memory) while the finders may read its pages
     return pages
 
 
@@ -173,6 +187,17 @@ def _turn(page: Any) -> int:
     return 90 if statistics.median(float(c["matrix"][1]) for c in turned) > 0 else -90
 
 
+def _sideways(page: Any) -> dict[str, str]:
+    """How to read the few words an upright page draws turned (headings set up the
+    columns of a wide table, a label up the margin): in the direction they run, so that
+    "Brian Calley" printed upwards reads so and not "yellaC nairB"."""
+    turned = [c for c in page.chars if not c.get("upright", True)]
+    if not turned:
+        return {}
+    upwards = statistics.median(float(c["matrix"][1]) for c in turned) > 0
+    return {"char_dir_rotated": "btt" if upwards else "ttb"}
+
+
 def _text_layer_words(page: Any) -> list[Word]:
     """The words of a page's text layer, in reading position (0..1 of the page as read):
     a page whose text is drawn turned (a landscape table set on a portrait page) is read
@@ -181,7 +206,7 @@ def _text_layer_words(page: Any) -> list[Word]:
     # The page box may not start at 0: pdfplumber's coordinates are relative to it.
     x_origin, y_origin = float(page.bbox[0]), float(page.bbox[1])
     turn = _turn(page)
-    directions = ({} if turn == 0 else
+    directions = (_sideways(page) if turn == 0 else
                   {"line_dir_rotated": "ltr", "char_dir_rotated": "btt"} if turn > 0 else
                   {"line_dir_rotated": "rtl", "char_dir_rotated": "ttb"})
     words = []

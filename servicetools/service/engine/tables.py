@@ -61,6 +61,18 @@ class Header:
     height: float
 
 
+@dataclass(frozen=True)
+class OwnTable:
+    """Where the engine's own reader read one of its tables, for the choice among the
+    candidates (candidates.py): its index among the reader's tables, its page, its box
+    (page fractions, y downwards: header row to last row) and its header's bands."""
+
+    index: int
+    page: int
+    box: tuple[float, float, float, float]
+    bands: tuple[Band, ...]
+
+
 def closes_items(text: str) -> bool:
     """Whether a line (or a row's first cell) starting so closes the line items."""
     return bool(_TOTALS.match(text))
@@ -292,11 +304,13 @@ def extract_table(
     target: dict[str, Any],
     headers: list[list[Band] | None] | None = None,
     spans: set[int] | None = None,
+    places: list[OwnTable] | None = None,
 ) -> list[EngineCell]:
     """Cells of every table of the target, by table, row and column.
 
     `headers` is header_bands(lines, target) when the caller has it already; `spans`,
-    when given, receives the indexes of the lines the tables cover (header and rows).
+    when given, receives the indexes of the lines the tables cover (header and rows);
+    `places`, where each table was read (`OwnTable`).
     """
     schema = list(target.get("header_schema") or [])
     if not schema:
@@ -318,6 +332,12 @@ def extract_table(
             spans.update(range(start, index))
         if not rows:
             continue
+        if places is not None:
+            covered = lines[start:index]
+            places.append(OwnTable(table, covered[0].page, (
+                min(line.x0 for line in covered), min(line.y0 for line in covered),
+                max(line.x1 for line in covered), max(line.y1 for line in covered)),
+                tuple(bands)))
         for row_number, row in enumerate(rows):
             # Every schema column gets a cell, so rows line up by position even when
             # the header lacked a column (its cells are empty and doubtful).
