@@ -150,6 +150,25 @@ def test_targets_whose_names_differ_in_spaces_alone_take_one_table_each() -> Non
     assert grid(found["t-second"]) == {0: body(other)}
 
 
+def test_targets_whose_header_trees_differ_in_spaces_alone_take_one_table_each() -> None:
+    # Each user wrote a tree matching the heading as they read it ("\\(95% CI\\)" and
+    # "\\(95%CI\\)"): the same heading, so still one schema, dealt in order.
+    rows: list[Row] = [("Region", "Sales", "(95% CI)"), ("North", "1200", "1.1-1.3"),
+                       ("South", "950", "0.9-1.0")]
+    other: list[Row] = [rows[0], ("West", "720", "0.7-0.8"), ("Centre", "610", "0.6-0.7")]
+    document = load_document(table_pdf((700, rows), (560, other), columns=(60, 220, 330)),
+                             "application/pdf")
+    first = target("Region", "Sales", "(95% CI)", target_id="t-first")
+    second = target("Region", "Sales", "(95%CI)", target_id="t-second")
+    for wanted, pattern in ((first, r"\(95% CI\)"), (second, r"\(95%\s*CI\)")):
+        wanted["header_schema"][2]["header_matching_validation_tree"] = {
+            "name": "heading", "rule_groups": [{"name": "printed", "rules": [
+                {"type": "regex", "pattern": pattern}]}]}
+    found = tables_of(document, first, second)
+    assert grid(found["t-first"]) == {0: body(rows)}
+    assert grid(found["t-second"]) == {0: body(other)}
+
+
 def test_a_table_goes_to_the_target_whose_names_are_printed_most_alike() -> None:
     # Both targets' names match the headings at 85 % or more: the table is the one
     # whose names are printed as its headings are.

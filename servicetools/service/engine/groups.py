@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import statistics
 from dataclasses import dataclass, replace
 from typing import Any
@@ -247,14 +248,23 @@ def _numeric_share(texts: list[str]) -> float:
 
 
 def _headings_key(target: dict[str, Any]) -> str:
-    """What decides which tables a target reads: each column's position, name (case
-    and spaces aside: the finders' tables are judged by names without spaces, where
-    "(95%CI)" is "(95% CI)") and header tree. Targets with the same key read the same
-    tables."""
+    """What decides which tables a target reads: each column's position, name and
+    header tree, case and spaces aside (the finders' tables are judged by names without
+    spaces, where "(95%CI)" is "(95% CI)", and a user's regex of either heading says the
+    same). Targets with the same key read the same tables."""
     return json.dumps(sorted(
-        (int(c.get("position", 0)), "".join(str(c.get("name", "")).casefold().split()),
-         c.get("header_matching_validation_tree") or {})
+        (int(c.get("position", 0)), _spaceless(str(c.get("name", ""))),
+         _spaceless(json.dumps(c.get("header_matching_validation_tree") or {},
+                               sort_keys=True, default=str)))
         for c in target.get("header_schema") or []), sort_keys=True, default=str)
+
+
+# Spaces as a regex writes them too: "\s", "\s*", "\s+", "\s?", "\ ".
+_SPACES = re.compile(r"(?:\\\\s|\\\\ )[*+?]?|\s+")
+
+
+def _spaceless(text: str) -> str:
+    return _SPACES.sub("", text).casefold()
 
 
 def _dealt(cells: list[EngineCell], place: int, twins: int) -> list[EngineCell]:
