@@ -357,6 +357,9 @@ def _heading_an_address(lines: list[Line], first: list[int], skip: set[int],
             if (_score(text, height, body, 0, sender=True) <= 0 or _OWNER.search(text)
                     or _ADDRESS_WORDS.search(text) or _POSTCODE.search(text)):
                 continue
+            # Two lines under it start where it starts; one of them may hold a label of
+            # the block beside ("26 rue Emile Decorps   From all around the world"),
+            # not both.
             under = [w for i in range(index + 1, min(index + 3, len(lines)))
                      if lines[i].page == line.page and i not in skip
                      for w in lines[i].words if abs(w.x0 - phrase[0].x0) <= _COLUMN]
