@@ -203,6 +203,24 @@ def test_an_audit_without_errors_keeps_an_interval_and_a_small_one_is_not_truste
     assert few["method"] == "confidence" and "fewer than 10" in few["note"]
 
 
+def _labelled_values(target: str, start: int, confidence: np.ndarray,
+                     correct: np.ndarray) -> pd.DataFrame:
+    """Field values of one target, all passing validation, with whether each is right."""
+    ids = range(start, start + len(confidence))
+    return pd.DataFrame({
+        "target_name": target, "extraction_id": [f"e{i}" for i in ids],
+        "value_id": [f"{target}{i}" for i in ids], "value": "x", "confidence": confidence,
+        "validation_passed": True, "correct": correct})
+
+
+def _as_reference(labelled: pd.DataFrame) -> pd.DataFrame:
+    """Labelled values as a reference of graded values (`audit.estimate`'s reference)."""
+    return pd.DataFrame({
+        "target": labelled["target_name"], "value_id": labelled["value_id"],
+        "confidence": labelled["confidence"], "passed": pd.array([True] * len(labelled)),
+        "filled": True, "correct": pd.array(labelled["correct"], dtype="boolean")})
+
+
 def test_a_target_with_its_own_labels_in_the_reference_is_not_pulled_to_the_pool() -> None:
     # Two targets of the same confidence: Total right 90% of the time, Date far less. Forty
     # labels of Date are evidence enough: its estimate follows them, not the pooled model
@@ -210,18 +228,12 @@ def test_a_target_with_its_own_labels_in_the_reference_is_not_pulled_to_the_pool
     rng = np.random.default_rng(0)
 
     def values(target: str, n: int, rate: float, start: int = 0) -> pd.DataFrame:
-        return pd.DataFrame({
-            "target_name": target, "extraction_id": [f"e{start + i}" for i in range(n)],
-            "value_id": [f"{target}{start + i}" for i in range(n)], "value": "x",
-            "confidence": np.clip(rng.normal(0.9, 0.03, n), 0.5, 0.99),
-            "validation_passed": True, "correct": rng.random(n) < rate})
+        confidence = np.clip(rng.normal(0.9, 0.03, n), 0.5, 0.99)
+        return _labelled_values(target, start, confidence, rng.random(n) < rate)
 
     labelled = pd.concat([values("Total", 300, 0.9), values("Date", 40, 0.6)],
                          ignore_index=True)
-    reference = pd.DataFrame({
-        "target": labelled["target_name"], "value_id": labelled["value_id"],
-        "confidence": labelled["confidence"], "passed": pd.array([True] * len(labelled)),
-        "filled": True, "correct": pd.array(labelled["correct"], dtype="boolean")})
+    reference = _as_reference(labelled)
     own = labelled.loc[labelled["target_name"] == "Date", "correct"].mean()
     batch = values("Date", 200, 0.6, start=1000).drop(columns="correct")
     row = audit.estimate(batch, reference=reference).loc["Date"]
@@ -237,18 +249,11 @@ def test_a_target_the_reference_lacks_gets_the_spread_of_targets_calibration() -
     def values(target: str, n: int, shift: float, start: int = 0) -> pd.DataFrame:
         confidence = np.clip(rng.beta(6, 1.2, n), 0.05, 0.99)
         p = 1 / (1 + np.exp(-(np.log(confidence / (1 - confidence)) + shift)))
-        return pd.DataFrame({
-            "target_name": target, "extraction_id": [f"e{start + i}" for i in range(n)],
-            "value_id": [f"{target}{start + i}" for i in range(n)], "value": "x",
-            "confidence": confidence, "validation_passed": True,
-            "correct": rng.random(n) < p})
+        return _labelled_values(target, start, confidence, rng.random(n) < p)
 
     labelled = pd.concat([values(t, 80, s) for t, s in zip(
         "ABCDEF", (-1.5, -0.75, 0.0, 0.0, 0.75, 1.5), strict=True)], ignore_index=True)
-    reference = pd.DataFrame({
-        "target": labelled["target_name"], "value_id": labelled["value_id"],
-        "confidence": labelled["confidence"], "passed": pd.array([True] * len(labelled)),
-        "filled": True, "correct": pd.array(labelled["correct"], dtype="boolean")})
+    reference = _as_reference(labelled)
     model = ErrorModel.fit(reference)
     assert 0.3 < model.spread < 4
     # A target with its own 80 labels is settled: little of the spread is left to it.
@@ -265,18 +270,12 @@ def test_an_all_right_target_of_the_reference_does_not_run_to_certainty() -> Non
     rng = np.random.default_rng(0)
 
     def values(target: str, n: int, rate: float, start: int = 0) -> pd.DataFrame:
-        return pd.DataFrame({
-            "target_name": target, "extraction_id": [f"e{start + i}" for i in range(n)],
-            "value_id": [f"{target}{start + i}" for i in range(n)], "value": "x",
-            "confidence": np.clip(rng.normal(0.95, 0.02, n), 0.5, 0.99),
-            "validation_passed": True, "correct": rng.random(n) < rate})
+        confidence = np.clip(rng.normal(0.95, 0.02, n), 0.5, 0.99)
+        return _labelled_values(target, start, confidence, rng.random(n) < rate)
 
     labelled = pd.concat([values("Total", 200, 0.96), values("Date", 24, 1.0)],
                          ignore_index=True)
-    reference = pd.DataFrame({
-        "target": labelled["target_name"], "value_id": labelled["value_id"],
-        "confidence": labelled["confidence"], "passed": pd.array([True] * len(labelled)),
-        "filled": True, "correct": pd.array(labelled["correct"], dtype="boolean")})
+    reference = _as_reference(labelled)
     batch = values("Date", 40, 1.0, start=1000).drop(columns="correct")
     row = audit.estimate(batch, reference=reference).loc["Date"]
     assert row["estimate"] < 0.99 and row["high"] - row["low"] > 0.02
