@@ -154,6 +154,25 @@ def test_words_group_into_lines_despite_different_heights() -> None:
     )
 
 
+def test_a_word_between_two_rows_does_not_run_the_rows_into_one_line() -> None:
+    # Rows 0.012 apart, 0.010 high; a word set between the first two (a superscript, a
+    # slanted word of a stained scan) overlaps each by half its height or more.
+    rows = [[Word(f"r{row}c{col}", 0.1 + 0.2 * col, 0.30 + 0.012 * row, 0.25 + 0.2 * col,
+                  0.31 + 0.012 * row) for col in range(3)] for row in range(4)]
+    between = Word("mid", 0.8, 0.304, 0.85, 0.318)
+    words = [w for row in rows for w in row] + [between]
+    assert [line.text for line in group_lines(words)] == [
+        "r0c0 r0c1 r0c2 mid", "r1c0 r1c1 r1c2", "r2c0 r2c1 r2c2", "r3c0 r3c1 r3c2"]
+
+
+def test_a_word_printed_sideways_stays_out_of_the_rows_beside_it() -> None:
+    # A margin note set vertically ("Copyright ...") is as tall as many rows.
+    rows = [Word(f"row{n}", 0.2, 0.3 + 0.02 * n, 0.3, 0.312 + 0.02 * n) for n in range(6)]
+    sideways = Word("Copyright", 0.02, 0.29, 0.035, 0.43)
+    lines = [line.text for line in group_lines([*rows, sideways])]
+    assert [f"row{n}" for n in range(6)] == [t for t in lines if t != "Copyright"]
+
+
 def test_skewed_ocr_boxes_are_levelled_before_line_grouping() -> None:
     import math
 

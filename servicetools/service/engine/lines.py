@@ -3,6 +3,7 @@ text in reading order."""
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -11,6 +12,9 @@ from typing import Any
 from .page_model import Document, Page, Word
 
 __all__ = ["Line", "area_lines", "document_text", "group_lines", "page_lines"]
+
+# How much taller or shorter than a line's typical word a word of it may be (group_lines).
+_MAX_RATIO = 3.0
 
 
 @dataclass
@@ -46,25 +50,43 @@ class Line:
 def group_lines(words: Iterable[Word], page: int = 1) -> list[Line]:
     """Lines top to bottom, words left to right.
 
-    A word joins a line when it overlaps the line's vertical extent by half of the
-    smaller height: robust to mixed font sizes on one baseline, not to skewed scans.
+    A word joins a line when it overlaps the line's typical extent (the median top and
+    bottom of its words) by half of the smaller height: robust to mixed font sizes on
+    one baseline, not to skewed scans. The typical extent, not the union of the words'
+    extents: a union grows with each word, so a word set a little between two rows (a
+    superscript, a stained scan's slanted word) joins both and row after row runs into
+    one line. A word more than `_MAX_RATIO` times taller or shorter than the line's
+    typical word (one printed sideways, as tall as many rows) starts a line of its own.
     """
     lines: list[list[Word]] = []
+    tops: list[list[float]] = []  # each line's tops and bottoms, sorted: their medians
+    bottoms: list[list[float]] = []  # are the line's typical extent
     bands: list[tuple[float, float]] = []
     for word in sorted(words, key=lambda w: (w.center_y, w.x0)):
         for index in range(len(lines) - 1, max(-1, len(lines) - 4), -1):
             top, bottom = bands[index]
-            overlap = min(bottom, word.y1) - max(top, word.y0)
-            if overlap >= 0.5 * min(bottom - top, word.height):
+            typical = bottom - top
+            if not typical / _MAX_RATIO <= word.height <= _MAX_RATIO * typical:
+                continue
+            if min(bottom, word.y1) - max(top, word.y0) >= 0.5 * min(typical, word.height):
                 lines[index].append(word)
-                bands[index] = (min(top, word.y0), max(bottom, word.y1))
+                bisect.insort(tops[index], word.y0)
+                bisect.insort(bottoms[index], word.y1)
+                bands[index] = (_median(tops[index]), _median(bottoms[index]))
                 break
         else:
             lines.append([word])
+            tops.append([word.y0])
+            bottoms.append([word.y1])
             bands.append((word.y0, word.y1))
     result = [Line(sorted(line, key=lambda w: w.x0), page) for line in lines]
     result.sort(key=lambda line: (line.y0 + line.y1) / 2)
     return result
+
+
+def _median(ordered: list[float]) -> float:
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def document_text(document: Document) -> str:
