@@ -42,7 +42,10 @@ confidence against correctness (a cell is right when its text equals, spaces rem
 the truth cell at its row and column; ECE over 10 bins): per set with the shipped model,
 and at the end, with ``--scans`` for the pages read as scans, each set's and the scans'
 where the model never saw them (leave-one-set-out, `held_out_cells`), beside issue 30's
-starting point.
+starting point and beside the mean confidence it gives each set; and why a model fitted
+on some sets misjudges another: each input's weight fitted on each set alone, the inputs
+that speak for right cells in one set and against them in another marked
+(`cell_input_signs`).
 
 Run: ``make bench-tables`` or ``.venv/bin/python bench/tables.py [--sets icdar,camelot,real]
 [--only NAME] [--limit N] [--per-document] [--service] [--scans]``.
@@ -515,7 +518,8 @@ def held_out_cells(cells: list[CellOutcome], folds: int = 5) -> str:
     icdar2013-dev alone (text and scans), the engine's own reader's cells at their raw
     score; icdar2013-dev itself 5-fold by document. Also both fitted on the other sets
     with the old inputs (before, l-o-s-o), and scans never seen: fitted on every set's
-    text pages, scored on every set's scans.
+    text pages, scored on every set's scans. Beside the after figure, the mean
+    confidence it gives the set (beside the share right: the set's shift as a whole).
     """
     sets = list(dict.fromkeys(o.set for o in cells))
     first = sets[0]
@@ -533,7 +537,7 @@ def held_out_cells(cells: list[CellOutcome], folds: int = 5) -> str:
              "after = every input, leave-one-set-out (fitted on the other sets, text and "
              "scans)", "",
              f"{'set':<30}{'reading':<9}{'cells':>7}{'right':>8}{'before':>9}"
-             f"{'before l-o-s-o':>16}{'after l-o-s-o':>15}"]
+             f"{'before l-o-s-o':>16}{'after l-o-s-o':>15}{'its mean':>10}"]
     for title in sets:
         pdfs = {o.pdf for o in cells if o.set == title}
         train = [o for o in cells if o.set != title and o.pdf not in pdfs]
@@ -547,7 +551,7 @@ def held_out_cells(cells: list[CellOutcome], folds: int = 5) -> str:
             lines.append(f"{title:<30}{'scans' if reading == 'ocr' else 'text':<9}"
                          f"{len(some):>7}{sum(o.right for o in some) / len(some):>8.1%}"
                          f"{ece(before):>9.3f}{ece(scored_cells(old, some, before=True)):>16.3f}"
-                         f"{ece(scored_cells(after, some)):>15.3f}")
+                         f"{_ece_mean(scored_cells(after, some))}")
     scans = [o for o in cells if o.reading == "ocr"]
     if scans:
         text = [o for o in cells if o.reading == "text"]
@@ -558,9 +562,44 @@ def held_out_cells(cells: list[CellOutcome], folds: int = 5) -> str:
         lines.append(f"{'every set, scans':<30}{'scans':<9}{len(scans):>7}"
                      f"{sum(o.right for o in scans) / len(scans):>8.1%}{ece(before):>9.3f}"
                      f"{ece(scored_cells(old, scans, before=True)):>16.3f}"
-                     f"{ece(scored_cells(after, scans)):>15.3f}  (l-o-s-o here: fitted on text "
+                     f"{_ece_mean(scored_cells(after, scans))}  (l-o-s-o here: fitted on text "
                      "pages only, scans never seen)")
+    lines += ["", "(its mean: the mean confidence after, beside the share right: a set read "
+              "surer or less sure than it is as a whole)"]
     return "\n".join(lines)
+
+
+def _ece_mean(pairs: list[tuple[float, bool]]) -> str:
+    mean = sum(c for c, _ in pairs) / len(pairs) if pairs else 0.0
+    return f"{ece(pairs):>15.3f}{mean:>10.1%}"
+
+
+def cell_input_signs(cells: list[CellOutcome]) -> str:
+    """Why a cells model fitted on some sets misjudges another: each input's weight in a
+    model fitted on each set alone (tuning halves, text and scans), the inputs whose
+    weight is for a cell's being right in one set and against it in another marked
+    "flips". An input that flips says something of the set, not of the cell."""
+    sets = list(dict.fromkeys(o.set for o in cells))
+    weights = {}
+    for title in sets:
+        some = [o for o in cells if o.set == title and o.half != "check"]
+        if len({o.right for o in some}) == 2:
+            weights[title] = fit_cells(some)["coef"]
+    names = sorted({n for w in weights.values() for n in w})
+    lines = ["Each input's weight in a cells model fitted on one set alone (tuning halves, "
+             "text and scans)", "",
+             f"{'input':<18}" + "".join(f"{t[:14]:>15}" for t in weights)]
+    for name in names:
+        values = [w.get(name, 0.0) for w in weights.values()]
+        signs = {v > 0 for v in values if abs(v) >= _SIGN_FLOOR}
+        lines.append(f"{name:<18}" + "".join(f"{v:>15.2f}" for v in values)
+                     + ("  flips" if len(signs) == 2 else ""))
+    return "\n".join(lines)
+
+
+# A weight this small is no side taken (the model's regularisation leaves most unused
+# inputs within a few hundredths of zero).
+_SIGN_FLOOR = 0.1
 
 
 def cross_validated(outcomes: list[CellOutcome], folds: int = 5) -> list[CellOutcome]:
@@ -811,6 +850,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(r for _, r in pairs) / max(1, len(pairs)):.1%} right; ECE "
               f"{ece(pairs):.3f} with the shipped cell model")
         print(held_out_cells(cells + sample, args.folds))
+        print()
+        print(cell_input_signs(cells))
         print()
     if sets and sets[0][0].startswith("icdar") and not args.only and not args.limit:
         print(untabled(sets[0][1]))

@@ -160,13 +160,33 @@ def test_cells_held_out_by_set_are_scored_by_a_model_fitted_on_the_others() -> N
              for name, share in shares.items() for reading in ("text", "ocr")
              for n in range(400)]
     lines = tables.held_out_cells(cells).splitlines()
-    rows = {tuple(line.split()[:2]): line.split() for line in lines[3:]}
+    rows = {tuple(line.split()[:2]): line.split() for line in lines[3:] if line.strip()
+            and not line.startswith("(")}
     assert set(rows) == {(s, r) for s in "abc" for r in ("text", "scans")} | {("every", "set,")}
     for name in "ab":
         _, old, after = map(float, rows[(name, "text")][4:7])
         assert after < 0.15 and old > 0.5
+        # Beside it, the mean confidence the model fitted on the others gives the set.
+        assert float(rows[(name, "text")][7].rstrip("%")) / 100 == pytest.approx(
+            shares[name], abs=0.1)
     # Before: the old inputs fitted on the first set (its own figure 5-fold).
     assert float(rows[("a", "text")][4]) < 0.05 and float(rows[("b", "text")][4]) > 0.5
+
+
+def test_an_input_for_right_cells_in_one_set_and_against_them_in_another_flips() -> None:
+    import tables
+
+    # "wide" goes with right cells in set a and with wrong ones in set b; "good" with
+    # right cells in both.
+    cells = [tables.CellOutcome(f"{name}-{n}", 0.5, right,
+                                {"good": float(right), "wide": float(right == (name == "a"))},
+                                set=name, pdf=f"{name}-{n}", half=half)
+             for name in "ab" for n in range(300) for right in [n % 3 > 0]
+             for half in ["tuning" if n < 200 else "check"]]
+    rows = {line.split()[0]: line.split() for line in
+            tables.cell_input_signs(cells).splitlines()[3:]}
+    assert rows["wide"][-1] == "flips" and rows["good"][-1] != "flips"
+    assert float(rows["wide"][1]) > 0 > float(rows["wide"][2])
 
 
 def test_the_scoring_of_candidates_is_fitted_to_choose_the_better_at_each_place() -> None:
