@@ -204,3 +204,28 @@ def test_a_company_at_the_top_keeps_the_issuer_against_a_footers_registered_name
     document.pages[0].words += placed(("Beispiel Handel GmbH", 0.05, 0.03)).pages[0].words
     targets = extract_all(document, _whole_page(invoices_config))
     assert field_values(targets)["t-vendor"] == "Beispiel Handel GmbH"
+
+
+def _advertiser_configuration() -> dict[str, Any]:
+    target = {"id": "t-advertiser", "type": "field", "name": "Advertiser",
+              "description": "Who buys the air time, usually a campaign or committee.",
+              "example": "Tom Steyer 2020", "is_multiple": False, "search_area": "all",
+              "search_area_type": "all", "extraction_group_id": "g-order",
+              "validation_tree": {"name": "advertiser", "rule_groups": []}}
+    return {"id": "cfg-ads", "name": "ads", "document_class": "order",
+            "description": "Orders of air time.", "search_areas": {},
+            "extraction_targets": [target]}
+
+
+@pytest.mark.parametrize(("label", "by_role"), [("Advertiser", 0.0), ("Buyer", 1.0)])
+def test_a_party_under_a_label_of_its_role_alone_stays_below_auto_accept(
+        label: str, by_role: float) -> None:
+    # "Advertiser" names a customer; "Buyer" labels customers too, but does not say what
+    # the user wrote, and on an ad order the buyer is the agency's.
+    document = stacked(("WKOW Television Inc", 0.02), "Contract # 4364414",
+                       f"{label}: Matt Rosendale For Congress", "Gross Amount $1,525.00")
+    [value] = extract_all(document, _advertiser_configuration())["t-advertiser"].values
+    assert value.text == "Matt Rosendale For Congress"
+    assert value.evidence["party_by_role"] == by_role
+    if by_role:
+        assert value.confidence < 0.9

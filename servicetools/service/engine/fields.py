@@ -120,6 +120,8 @@ class Label:
     score: float
     translated: bool = False  # a label from the vocabulary, not the configuration
     inside: bool = False  # words before it in the same phrase ("Alt Order #:")
+    # A party's label of the target's role, not of its words (_worded_aliases).
+    by_role: bool = False
 
 
 @dataclass
@@ -136,6 +138,7 @@ class Candidate:
     translated: bool = False
     label_line: int = -1
     label_key: str = ""
+    by_role: bool = False
 
     @property
     def quality(self) -> float:
@@ -169,6 +172,17 @@ def label_aliases(target: dict[str, Any]) -> list[str]:
 
     Without duplicates; the configuration's own phrases first.
     """
+    aliases = _worded_aliases(target)
+    for printed in understand(target).labels:
+        aliases.setdefault(label_key(printed), printed)
+    return list(aliases.values())
+
+
+def _worded_aliases(target: dict[str, Any]) -> dict[str, str]:
+    """The labels of the user's own words, by key: the name, the description's labels,
+    the other ways a number's label is printed, and their translations. Not the labels
+    of the broader role the engine read from those words ("Advertiser" is a customer,
+    but "Buyer" does not translate it)."""
     phrases = own_aliases(target)
     aliases: dict[str, str] = {}
     for phrase in phrases:
@@ -178,15 +192,12 @@ def label_aliases(target: dict[str, Any]) -> list[str]:
     for key in list(aliases):
         for printed in translations(key):
             aliases.setdefault(label_key(printed), printed)
-    understood = understand(target)
     # The name and the label phrases the description's prose names, with the other ways
     # a number's label is printed and their translations.
-    for phrase in (*phrases[:1], *understood.described):
+    for phrase in (*phrases[:1], *understand(target).described):
         for printed in (phrase, *_number_siblings(phrase), *translations(label_key(phrase))):
             aliases.setdefault(label_key(printed), printed)
-    for printed in understood.labels:
-        aliases.setdefault(label_key(printed), printed)
-    return list(aliases.values())
+    return aliases
 
 
 # The ways one number's label is printed: "Contract Number", "Contract No.", "Contract #",
@@ -214,6 +225,10 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     if not aliases:
         return []
     own = {(str(t.get("id", "")), label_key(p)) for t in targets for p in own_aliases(t)}
+    # A party's name under a label of its role alone ("Buyer" for an "Advertiser": on an
+    # ad order the agency's buyer) is less sure than under the user's own words.
+    worded = {(str(t.get("id", "")), key) for t in targets for key in _worded_aliases(t)}
+    parties = {str(t.get("id", "")) for t in targets if understand(t).role in (ISSUER, CUSTOMER)}
     longest = max(len(key) for _, key, _ in aliases)
     widest = max(size for _, _, size in aliases)
     # Aliases by the length of their key: a phrase is compared only with keys it can match
@@ -252,7 +267,9 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                     if score:
                         translated = (target_id, key) not in own
                         found.append((Label(target_id, key, index, start, end, score,
-                                            translated, start not in starts), order))
+                                            translated, start not in starts,
+                                            target_id in parties
+                                            and (target_id, key) not in worded), order))
         found.sort(key=lambda h: (-round(h[0].score, 1), -len(h[0].key), -h[0].score,
                                   h[0].start, h[1]))
         taken: set[int] = set()
@@ -567,6 +584,7 @@ def _candidate(
         line=line,
         label_score=label.score,
         translated=label.translated,
+        by_role=label.by_role,
         label_line=label.line,
         label_key=label.key,
         placement=placement,
@@ -843,7 +861,8 @@ def _evidence(candidate: Candidate, rivals: int) -> dict[str, float]:
             "below": float(candidate.line != candidate.label_line),
             "qualified": float(candidate.placement < 1.0),
             "rivals": float(min(rivals, 3)), "invalid": float(candidate.valid is False),
-            "fuzzy_label": float(candidate.label_score < 1.0)}
+            "fuzzy_label": float(candidate.label_score < 1.0),
+            "party_by_role": float(candidate.by_role)}
 
 
 def _confidence(candidate: Candidate, rivals: list[Candidate]) -> float:
