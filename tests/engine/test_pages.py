@@ -249,3 +249,20 @@ def test_a_few_words_drawn_turned_on_an_upright_page_read_as_they_run(angle: int
     words = {w.text for w in load_document(buffer.getvalue(), "application/pdf").pages[0].words}
     assert {"Brian", "Calley", "Patrick", "Colbeck", "Precinct"} <= words
     assert not words & {"nairB", "yellaC"}
+
+
+@pytest.mark.parametrize(("source", "texts", "folded"), [
+    ("ocr", ["GERBANG", "ALAF", "Restäurants", "SDN", "BHD"], True),
+    ("ocr", ["Künstlerische", "zuzüglich", "überweisen", "Summe"], False),
+    ("text", ["Düsseldorf", "Summe"], False),
+], ids=["one-accent-read-by-ocr", "a-language-with-diacritics", "a-text-layer"])
+def test_a_lone_diacritic_of_a_scan_is_dropped(source: str, texts: list[str],
+                                                folded: bool) -> None:
+    from servicetools.service.engine.ocr import fold_lone_accents
+
+    words = [Word(text, 0.1, 0.05 * n, 0.3, 0.05 * n + 0.02) for n, text in enumerate(texts)]
+    pages = [Page(1, 10, 10, b"", words, source)]
+    fold_lone_accents(pages)
+    read = [w.text for w in pages[0].words]
+    assert read == ([t.replace("ä", "a") for t in texts] if folded else texts)
+    assert [(w.x0, w.y0) for w in pages[0].words] == [(w.x0, w.y0) for w in words]

@@ -22,14 +22,15 @@ import re
 import statistics
 import threading
 import unicodedata
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .page_model import Word
+from .page_model import Page, Word
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["letters_and_digits", "ocr_words", "skew"]
+__all__ = ["fold_lone_accents", "letters_and_digits", "ocr_words", "skew"]
 
 _lock = threading.Lock()
 _engine: Any = None
@@ -118,6 +119,35 @@ def ocr_words(image: Image) -> list[Word]:
     for item in result:
         words.extend(_segment_words(item, width, height))
     return words
+
+
+# A document read by OCR with at most this many words carrying a diacritic is in a
+# language that has none (tuning halves: English and Malay receipts show exactly one,
+# French and German scans three or more).
+_LONE_ACCENTS = 1
+
+
+def fold_lone_accents(pages: list[Page]) -> None:
+    """Drop the diacritics of a document's OCR words where they stand alone.
+
+    The recogniser's alphabet holds accented letters, and on an English or Malay
+    receipt it now and then reads one ("Restäurants", "SÉLANGOR", "Chéras"): a
+    language written with diacritics shows them more than once a page.
+    """
+    scanned = [page for page in pages if page.source == "ocr"]
+    accented = [w for page in scanned for w in page.words if _folded(w.text) != w.text]
+    if not accented or len(accented) > _LONE_ACCENTS:
+        return
+    for page in scanned:
+        page.words = [replace(w, text=_folded(w.text)) if w in accented else w
+                      for w in page.words]
+
+
+def _folded(text: str) -> str:
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", "".join(
+        c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)))
 
 
 # Lines the orientation classifier looks at (the widest), and how sure it must be.

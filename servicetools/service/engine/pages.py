@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from .ocr import ocr_words
+from .ocr import fold_lone_accents, ocr_words
 from .page_model import Document, Page, Word
 
 if TYPE_CHECKING:
@@ -47,11 +47,15 @@ def load_document(data: bytes, content_type: str, *, dpi: int = 150) -> Document
     """Render every page to PNG and find its words (text layer, else OCR)."""
     if content_type == PDF:
         parsed: dict[int, Any] = {}
-        document = Document(content_type, _load_pdf(data, dpi, parsed), data)
+        pages = _load_pdf(data, dpi, parsed)
+        fold_lone_accents(pages)
+        document = Document(content_type, pages, data)
         document.cache.parsed_pages = parsed
         return document
     if content_type in IMAGE_TYPES:
-        return Document(content_type, [_load_image(data)])
+        pages = [_load_image(data)]
+        fold_lone_accents(pages)
+        return Document(content_type, pages)
     raise UnreadableDocument(
         "unsupported_media_type", f"Content type {content_type!r} is not supported."
     )
