@@ -5,7 +5,9 @@ Ordering by confidence alone ignores what a failed validation rule or an empty v
 says. The plan gives each value its probability of being wrong: from an `ErrorModel`
 fitted on a reference batch with truth or a ledger (confidence, validation and
 emptiness together, see `servicetools.audit.estimate`), else from the confidence with
-a failed rule or an empty value counted as at least an even chance of an error. Times
+a failed rule or an empty value counted as at least an even chance of an error. A
+target's own offset in that model counts here only as far as many labels support it
+(`ErrorModel.shrunk`): an offset that is off reorders all of a target's values. Times
 an optional weight per target (a wrong total costs more than a wrong phone number),
 that is the error a review of the value is expected to catch; the plan reviews the
 values with the most, up to the budget.
@@ -58,6 +60,13 @@ REACH_COLUMNS: tuple[str, ...] = (
 # Without a reference: a failed rule or an empty value is at least an even chance of
 # an error, whatever the confidence says.
 _FLAGGED_FLOOR = 0.5
+# The plan trusts a target's offset from the reference (its confidence off from the
+# pool's) only as far as many labels show it: ranking values across targets suffers more
+# from an offset that is off than one target's estimate does (ErrorModel's own ridge is
+# 1.0). Chosen on the tuning halves of the real sets, with the reference another set's
+# and the same set's other documents: 30 caught the most errors in both and never fewer
+# than ordering by confidence (bench/estimate.py, part 3).
+_PLAN_RIDGE = 30.0
 
 
 def _error_model(reference: Any) -> ErrorModel | None:
@@ -73,7 +82,7 @@ def p_wrong(work: pd.DataFrame, reference: Any = None) -> np.ndarray:
     when there is one, else from confidence with flagged values floored at 0.5."""
     model = _error_model(reference)
     if model is not None:
-        return 1 - model.p_right(work)
+        return 1 - model.shrunk(_PLAN_RIDGE).p_right(work)
     confidence = pd.to_numeric(work["confidence"], errors="coerce").to_numpy(dtype=float)
     wrong = np.where(np.isfinite(confidence), 1 - confidence, _FLAGGED_FLOOR)
     failed = (work["passed"].astype("boolean").fillna(True) == False).to_numpy(  # noqa: E712

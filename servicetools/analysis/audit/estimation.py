@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from statistics import NormalDist
 from typing import Any
@@ -207,6 +207,21 @@ class ErrorModel:
         if info <= 0:
             return self.spread
         return max(0.0, 1 / (info + 1 / self.spread) - info / (info + self.ridge) ** 2)
+
+    def shrunk(self, ridge: float) -> ErrorModel:
+        """The model with each target's offset as a ridge of `ridge` would have fitted
+        it. One Newton step from the pooled model: each target's level (intercept plus
+        offset) moves towards the pool's, the information-weighted mean level, keeping
+        (I + own ridge) / (I + ridge) of its distance, I the target's information."""
+        if ridge <= self.ridge or not self.targets:
+            return self
+        info = {t: self.information.get(t, 0.0) for t in self.targets}
+        total = sum(info.values())
+        pool = self.intercept + (sum(info[t] * b for t, b in self.targets.items()) / total
+                                 if total > 0 else 0.0)
+        targets = {t: (self.intercept + b - pool) * (info[t] + self.ridge) / (info[t] + ridge)
+                   for t, b in self.targets.items()}
+        return replace(self, intercept=pool, targets=targets, ridge=ridge)
 
     def p_right(self, rows: pd.DataFrame) -> np.ndarray:
         """Each row's probability of being right (a target the reference lacks gets the
