@@ -298,10 +298,11 @@ def main() -> int:
                              "(default: the bundled scanned invoices, twice over)")
     parser.add_argument("--scans-configuration", default="invoices",
                         help="the bundled configuration the scans run with")
-    parser.add_argument("--only", choices=["overhead", "extract", "engine", "rounds"],
-                        action="append", help="run only these parts (default: all)")
+    every = ["overhead", "extract", "engine-text", "engine-scans", "rounds"]
+    parser.add_argument("--only", choices=every, action="append",
+                        help="run only these parts (default: all)")
     args = parser.parse_args()
-    parts = set(args.only or ["overhead", "extract", "engine", "rounds"])
+    parts = set(args.only or every)
     workers = service_workers()
     with LocalService() as svc:
         client = Client(base_url=svc.base_url, api_key=svc.token)
@@ -312,7 +313,7 @@ def main() -> int:
         if "extract" in parts:
             print("extract_many vs sequential trigger_sync")
             bench_extract(client, svc, 20 if args.quick else 50, 1 if args.quick else 5)
-        if "engine" in parts:
+        if parts & {"engine-text", "engine-scans"}:
             print(f"extract_many vs the engine in-process, {workers} worker processes each "
                   f"(the service's default)")
             count = 20 if args.quick else 50
@@ -322,10 +323,12 @@ def main() -> int:
                                 else bundled_scans() * 2)
             scans = scans[:6] if args.quick else scans
             with engine_pool(workers) as pool:
-                bench_engine_ratio(client, pool, workers, "text PDFs", texts, "invoices",
-                                   1 if args.quick else 5)
-                bench_engine_ratio(client, pool, workers, "scans", scans,
-                                   args.scans_configuration, 1 if args.quick else 3)
+                if "engine-text" in parts:
+                    bench_engine_ratio(client, pool, workers, "text PDFs", texts, "invoices",
+                                       1 if args.quick else 5)
+                if "engine-scans" in parts:
+                    bench_engine_ratio(client, pool, workers, "scans", scans,
+                                       args.scans_configuration, 1 if args.quick else 3)
         if "rounds" in parts:
             print("status requests per wait round")
             bench_rounds(client, [1, 999, 1000, 1200 if args.quick else 2500])
