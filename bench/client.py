@@ -217,6 +217,22 @@ def engine_extract(data: bytes, configuration_name: str) -> int:
                for group in group_targets(configuration))
 
 
+def tree_cpu_seconds() -> float:
+    """CPU time used so far by this process and every process under it (the service, its
+    engine workers, the pool's), user and system."""
+    import psutil
+
+    total = 0.0
+    me = psutil.Process()
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def service_workers() -> int:
     """How many engine worker processes the embedded service runs (its settings' default,
     which `LocalService` without ``workers=`` keeps)."""
@@ -275,19 +291,28 @@ def bench_engine_ratio(client: Client, pool: ProcessPoolExecutor, workers: int, 
                         progress=False)
     list(pool.map(engine_extract, payloads[:warm], names[:warm]))
     runs: dict[str, list[float]] = {"many": [], "pool": []}
+    cpu: dict[str, list[float]] = {"many": [], "pool": []}
     for _ in range(repeats):  # interleaved: drift in the machine's speed hits both alike
         for name, run in (("many", many), ("pool", in_process)):
-            t = time.perf_counter()
+            c, t = tree_cpu_seconds(), time.perf_counter()
             run()
             runs[name].append(time.perf_counter() - t)
+            cpu[name].append(tree_cpu_seconds() - c)
     pairs, medians = ratio_summary(runs["many"], runs["pool"])
     for name, what in (("many", "extract_many"), ("pool", f"engine, pool of {workers}")):
         rates = docs_per_second(count, runs[name])
         print(f"  {label:10s} {what:22s} {count} docs  median {statistics.median(rates):6.2f} "
-              f"docs/s (best {max(rates):6.2f}, worst {min(rates):6.2f}; n={repeats})")
+              f"docs/s (best {max(rates):6.2f}, worst {min(rates):6.2f}; CPU "
+              f"{statistics.median(cpu[name]) / count * 1000:6.1f} ms/doc; n={repeats})")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"  {label:10s} extract_many / engine pool  {pairs:.2f}x median of the {repeats} "
           f"pairs, {medians:.2f}x of the medians  (goal >= 0.9x; load {load:.1f})")
+    # Another user's work on the same cores gives the four busy processes of extract_many
+    # (client, service, workers) a larger share than the pool's two: the CPU each costs a
+    # document is the ratio the cores would allow with nothing else running.
+    print(f"  {label:10s} CPU per document, engine pool / extract_many  "
+          f"{statistics.median(cpu['pool']) / statistics.median(cpu['many']):.2f}x "
+          f"(the ratio on otherwise idle cores)")
 
 
 def main() -> int:

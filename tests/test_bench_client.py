@@ -52,3 +52,9 @@ def test_the_ratio_is_extract_many_s_throughput_over_the_pool_s() -> None:
     assert bench.docs_per_second(10, [2.0, 0.5]) == [5.0, 20.0]
     with pytest.raises(ValueError):
         bench.ratio_summary([1.0], [])
+
+
+def test_cpu_time_counts_this_process_and_grows_with_work() -> None:
+    before = bench.tree_cpu_seconds()
+    sum(i * i for i in range(2_000_000))
+    assert bench.tree_cpu_seconds() > before > 0
