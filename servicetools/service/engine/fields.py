@@ -172,10 +172,15 @@ def label_aliases(target: dict[str, Any]) -> list[str]:
 
     Without duplicates; the configuration's own phrases first.
     """
-    aliases = _worded_aliases(target)
+    return list(_aliases_by_key(target, _worded_aliases(target)).values())
+
+
+def _aliases_by_key(target: dict[str, Any], worded: dict[str, str]) -> dict[str, str]:
+    """`worded` (the target's own labels by key) and its role's printed labels."""
+    aliases = dict(worded)
     for printed in understand(target).labels:
         aliases.setdefault(label_key(printed), printed)
-    return list(aliases.values())
+    return aliases
 
 
 def _worded_aliases(target: dict[str, Any]) -> dict[str, str]:
@@ -217,17 +222,18 @@ def _number_siblings(phrase: str) -> list[str]:
 
 def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]:
     """Label matches of all targets; on each line overlapping matches keep the most specific."""
+    # A party's name under a label of its role alone ("Buyer" for an "Advertiser": on an
+    # ad order the agency's buyer) is less sure than under the user's own words.
+    worded_of = [(t, _worded_aliases(t)) for t in targets]
+    worded = {(str(t.get("id", "")), key) for t, keys in worded_of for key in keys}
     aliases = [
         (str(t.get("id", "")), label_key(alias), len(alias.split()))
-        for t in targets
-        for alias in label_aliases(t)
+        for t, keys in worded_of
+        for alias in _aliases_by_key(t, keys).values()
     ]
     if not aliases:
         return []
     own = {(str(t.get("id", "")), label_key(p)) for t in targets for p in own_aliases(t)}
-    # A party's name under a label of its role alone ("Buyer" for an "Advertiser": on an
-    # ad order the agency's buyer) is less sure than under the user's own words.
-    worded = {(str(t.get("id", "")), key) for t in targets for key in _worded_aliases(t)}
     parties = {str(t.get("id", "")) for t in targets if understand(t).role in (ISSUER, CUSTOMER)}
     longest = max(len(key) for _, key, _ in aliases)
     widest = max(size for _, _, size in aliases)
