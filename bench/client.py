@@ -101,9 +101,15 @@ def cpu_seconds(service: LocalService) -> float:
     import psutil
 
     assert service.process is not None
-    root = psutil.Process(service.process.pid)
+    return _cpu_of(psutil.Process(service.process.pid))
+
+
+def _cpu_of(root: Any) -> float:
+    """User and system CPU seconds of this process, `root` and every process under it."""
+    import psutil
+
     total = 0.0
-    for proc in [psutil.Process(), root, *root.children(recursive=True)]:
+    for proc in {psutil.Process(), root, *root.children(recursive=True)}:
         try:
             times = proc.cpu_times()
         except psutil.NoSuchProcess:
@@ -222,15 +228,7 @@ def tree_cpu_seconds() -> float:
     engine workers, the pool's), user and system."""
     import psutil
 
-    total = 0.0
-    me = psutil.Process()
-    for proc in [me, *me.children(recursive=True)]:
-        try:
-            times = proc.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
+    return _cpu_of(psutil.Process())
 
 
 def service_workers() -> int:

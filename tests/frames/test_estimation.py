@@ -218,6 +218,14 @@ def _labelled_values(target: str, start: int, confidence: np.ndarray,
         "validation_passed": True, "correct": correct})
 
 
+def _shifted_values(rng: np.random.Generator, target: str, n: int, shift: float,
+                    start: int = 0) -> pd.DataFrame:
+    """Labelled values whose confidence is off by `shift` in log-odds."""
+    confidence = np.clip(rng.beta(6, 1.2, n), 0.05, 0.99)
+    p = 1 / (1 + np.exp(-(np.log(confidence / (1 - confidence)) + shift)))
+    return _labelled_values(target, start, confidence, rng.random(n) < p)
+
+
 def _as_reference(labelled: pd.DataFrame) -> pd.DataFrame:
     """Labelled values as a reference of graded values (`audit.estimate`'s reference)."""
     return pd.DataFrame({
@@ -252,9 +260,7 @@ def test_a_target_the_reference_lacks_gets_the_spread_of_targets_calibration() -
     rng = np.random.default_rng(0)
 
     def values(target: str, n: int, shift: float, start: int = 0) -> pd.DataFrame:
-        confidence = np.clip(rng.beta(6, 1.2, n), 0.05, 0.99)
-        p = 1 / (1 + np.exp(-(np.log(confidence / (1 - confidence)) + shift)))
-        return _labelled_values(target, start, confidence, rng.random(n) < p)
+        return _shifted_values(rng, target, n, shift, start)
 
     labelled = pd.concat([values(t, 80, s) for t, s in zip(
         "ABCDEF", (-1.5, -0.75, 0.0, 0.0, 0.75, 1.5), strict=True)], ignore_index=True)
@@ -294,15 +300,9 @@ def test_a_shrunk_model_holds_each_offset_where_a_refit_under_that_ridge_puts_it
     from servicetools.analysis.audit import estimation
 
     rng = np.random.default_rng(0)
-
-    def values(target: str, n: int, shift: float) -> pd.DataFrame:
-        confidence = np.clip(rng.beta(6, 1.2, n), 0.05, 0.99)
-        p = 1 / (1 + np.exp(-(np.log(confidence / (1 - confidence)) + shift)))
-        return _labelled_values(target, 0, confidence, rng.random(n) < p)
-
     reference = _as_reference(pd.concat(
-        [values("Few", 12, -1.5), values("Many", 400, -1.0), values("Pool", 400, 0.5)],
-        ignore_index=True))
+        [_shifted_values(rng, "Few", 12, -1.5), _shifted_values(rng, "Many", 400, -1.0),
+         _shifted_values(rng, "Pool", 400, 0.5)], ignore_index=True))
     model = ErrorModel.fit(reference)
     shrunk = model.shrunk(30.0)
     monkeypatch.setattr(estimation, "_TARGET_RIDGE", 30.0)
