@@ -222,8 +222,6 @@ def _number_siblings(phrase: str) -> list[str]:
 
 def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]:
     """Label matches of all targets; on each line overlapping matches keep the most specific."""
-    # A party's name under a label of its role alone ("Buyer" for an "Advertiser": on an
-    # ad order the agency's buyer) is less sure than under the user's own words.
     worded_of = [(t, _worded_aliases(t)) for t in targets]
     worded = {(str(t.get("id", "")), key) for t, keys in worded_of for key in keys}
     aliases = [
@@ -234,6 +232,8 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     if not aliases:
         return []
     own = {(str(t.get("id", "")), label_key(p)) for t in targets for p in own_aliases(t)}
+    # A party's name under a label of its role alone ("Buyer" for an "Advertiser": on an
+    # ad order the agency's buyer) is less sure than under the user's own words.
     parties = {str(t.get("id", "")) for t in targets if understand(t).role in (ISSUER, CUSTOMER)}
     longest = max(len(key) for _, key, _ in aliases)
     widest = max(size for _, _, size in aliases)
