@@ -180,8 +180,9 @@ def make_pages(root: Path, sizes: list[float]) -> dict[tuple[str, float], Path]:
     draw = ImageDraw.Draw(page)
     font = ImageFont.load_default(size=16)
     for row in range(45):
-        draw.text((60, 40 + row * 25), f"Line {row + 1:02d}  Widget {row * 7 % 13}  qty {row % 5 + 1}"
-                  f"  unit 12.{row:02d}  amount {row * 3 + 1}.50  ref INV-2024-{row:04d}",
+        draw.text((60, 40 + row * 25),
+                  f"Line {row + 1:02d}  Widget {row * 7 % 13}  qty {row % 5 + 1}  unit 12.{row:02d}"
+                  f"  amount {row * 3 + 1}.50  ref INV-2024-{row:04d}",
                   fill="black", font=font)
     bases = {"receipt": receipt, "synthetic": page}
     made = {}
