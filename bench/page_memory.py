@@ -88,7 +88,7 @@ def _apply(option: str) -> None:
             # mode is another.
             if image.mode == "RGB":
                 convert = image.convert
-                image.convert = lambda mode=None, *a, **k: (  # type: ignore[method-assign]
+                image.convert = lambda mode=None, *a, **k: (
                     image if mode == "RGB" and not a and not k else convert(mode, *a, **k))
             return plain_words(image)
         pages._to_rgb = to_rgb
@@ -127,7 +127,7 @@ def child(option: str, path: str, what: str) -> dict[str, float]:
     idle = _kib("VmRSS")
     Path("/proc/self/clear_refs").write_text("5")
     start = time.perf_counter()
-    if what == "ocr":
+    if image is not None:
         found = words_call(image)
     else:
         found = pages.load_document(data, "image/png").pages[0].words
