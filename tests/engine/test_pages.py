@@ -266,3 +266,15 @@ def test_a_lone_diacritic_of_a_scan_is_dropped(source: str, texts: list[str],
     read = [w.text for w in pages[0].words]
     assert read == ([t.replace("ä", "a") for t in texts] if folded else texts)
     assert [(w.x0, w.y0) for w in pages[0].words] == [(w.x0, w.y0) for w in words]
+
+
+def test_an_rgb_page_is_read_without_copying_its_pixels() -> None:
+    # A 50-megapixel page is 143 MiB in RGB: a conversion that has nothing to do would
+    # copy it (bench/page_memory.py); other modes are converted.
+    from servicetools.service.engine.ocr import _rgb
+    from servicetools.service.engine.pages import _to_rgb
+
+    rgb = Image.new("RGB", (40, 30), "white")
+    assert _to_rgb(rgb) is rgb and _rgb(rgb) is rgb
+    gray = Image.new("L", (40, 30), 255)
+    assert _to_rgb(gray).mode == "RGB" and _rgb(gray).mode == "RGB"

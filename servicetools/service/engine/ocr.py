@@ -97,7 +97,7 @@ def ocr_words(image: Image) -> list[Word]:
     """
     import numpy as np
 
-    pixels = np.asarray(image.convert("RGB"))
+    pixels = np.asarray(_rgb(image))
     # One engine per process; its __call__ mutates shared settings, so calls take turns.
     with _lock:
         # Lines are read as they stand; the 180-degree classifier judges the page once,
@@ -109,7 +109,7 @@ def ocr_words(image: Image) -> list[Word]:
             turn = _turn(image)
             if turn:
                 image = image.rotate(turn, expand=True)
-                pixels = np.asarray(image.convert("RGB"))
+                pixels = np.asarray(_rgb(image))
                 result = _read(pixels)
     if not result:
         return []
@@ -119,6 +119,11 @@ def ocr_words(image: Image) -> list[Word]:
     for item in result:
         words.extend(_segment_words(item, width, height))
     return words
+
+
+def _rgb(image: Image) -> Image:
+    """The image in RGB, itself when it is (a conversion would copy every pixel)."""
+    return image if image.mode == "RGB" else image.convert("RGB")
 
 
 # A document read by OCR with at most this many words carrying a diacritic is in a
@@ -161,11 +166,11 @@ def _turn(image: Image) -> int:
     import numpy as np
 
     turn = 0
-    boxes = _boxes(np.asarray(image.convert("RGB")))
+    boxes = _boxes(np.asarray(_rgb(image)))
     if boxes and _sideways([[box] for box in boxes]):
         turn = 90
         image = image.rotate(turn, expand=True)
-    pixels = np.asarray(image.convert("RGB"))
+    pixels = np.asarray(_rgb(image))
     boxes = _boxes(pixels)
     if boxes and _upside_down(pixels, [[box] for box in boxes]):
         turn += 180

@@ -249,18 +249,22 @@ def _unglued(text: str) -> list[tuple[str, int, int]]:
 def _load_image(data: bytes) -> Page:
     from PIL import Image, ImageOps, UnidentifiedImageError
 
+    # One full-size image at a time: a 50-megapixel page is 143 MiB in RGB, and a turn or
+    # a conversion that has nothing to do would copy it (bench/page_memory.py).
     try:
-        with Image.open(io.BytesIO(data)) as opened:
-            opened.load()
-            # A plain PNG the right way up is stored as it came: encoding it again is waste.
-            as_is = (
-                opened.format == "PNG"
-                and opened.mode in ("RGB", "L")
-                and "transparency" not in opened.info
-                and opened.getexif().get(_EXIF_ORIENTATION, 1) == 1
-            )
-            image = ImageOps.exif_transpose(opened) or opened
-            image = _to_rgb(image)
+        image: Image.Image = Image.open(io.BytesIO(data))  # in memory: nothing to close
+        image.load()
+        upright = image.getexif().get(_EXIF_ORIENTATION, 1) == 1
+        # A plain PNG the right way up is stored as it came: encoding it again is waste.
+        as_is = (
+            image.format == "PNG"
+            and image.mode in ("RGB", "L")
+            and "transparency" not in image.info
+            and upright
+        )
+        if not upright:
+            image = ImageOps.exif_transpose(image)
+        image = _to_rgb(image)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as error:
         raise UnreadableDocument(
             "invalid_document", f"The image cannot be read: {error}."
@@ -292,7 +296,7 @@ def _to_rgb(image: Image) -> Image:
         rgba = image.convert("RGBA")
         background = PILImage.new("RGBA", rgba.size, (255, 255, 255, 255))
         return PILImage.alpha_composite(background, rgba).convert("RGB")
-    return image.convert("RGB")
+    return image if image.mode == "RGB" else image.convert("RGB")
 
 
 def _png_bytes(image: Image) -> bytes:
