@@ -218,6 +218,14 @@ def _labelled_values(target: str, start: int, confidence: np.ndarray,
         "validation_passed": True, "correct": correct})
 
 
+def _rated_values(rng: np.random.Generator, target: str, n: int, rate: float,
+                  confidence: tuple[float, float], start: int = 0) -> pd.DataFrame:
+    """Labelled values right at `rate` whatever their confidence, drawn around
+    `confidence` (mean, standard deviation)."""
+    drawn = np.clip(rng.normal(*confidence, n), 0.5, 0.99)
+    return _labelled_values(target, start, drawn, rng.random(n) < rate)
+
+
 def _shifted_values(rng: np.random.Generator, target: str, n: int, shift: float,
                     start: int = 0) -> pd.DataFrame:
     """Labelled values whose confidence is off by `shift` in log-odds."""
@@ -241,8 +249,7 @@ def test_a_target_with_its_own_labels_in_the_reference_is_not_pulled_to_the_pool
     rng = np.random.default_rng(0)
 
     def values(target: str, n: int, rate: float, start: int = 0) -> pd.DataFrame:
-        confidence = np.clip(rng.normal(0.9, 0.03, n), 0.5, 0.99)
-        return _labelled_values(target, start, confidence, rng.random(n) < rate)
+        return _rated_values(rng, target, n, rate, (0.9, 0.03), start)
 
     labelled = pd.concat([values("Total", 300, 0.9), values("Date", 40, 0.6)],
                          ignore_index=True)
@@ -281,8 +288,7 @@ def test_an_all_right_target_of_the_reference_does_not_run_to_certainty() -> Non
     rng = np.random.default_rng(0)
 
     def values(target: str, n: int, rate: float, start: int = 0) -> pd.DataFrame:
-        confidence = np.clip(rng.normal(0.95, 0.02, n), 0.5, 0.99)
-        return _labelled_values(target, start, confidence, rng.random(n) < rate)
+        return _rated_values(rng, target, n, rate, (0.95, 0.02), start)
 
     labelled = pd.concat([values("Total", 200, 0.96), values("Date", 24, 1.0)],
                          ignore_index=True)
