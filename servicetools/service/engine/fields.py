@@ -32,7 +32,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from ...wire.values import parse_amount
 from .amounts import ROUNDED, after_rounding, qualified, rounded
@@ -242,6 +242,16 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     by_length: dict[int, list[tuple[int, str, str, int]]] = {}
     for order, (target_id, key, size) in enumerate(aliases):
         by_length.setdefault(len(key), []).append((order, target_id, key, size))
+    reach: dict[int, tuple[list[tuple[int, str, str, int]], list[str]]] = {}
+
+    def within(length: int) -> tuple[list[tuple[int, str, str, int]], list[str]]:
+        """The aliases a phrase of this length can match, and their keys."""
+        if length not in reach:
+            near = [alias for size in range(math.ceil(length / 1.25), int(length / 0.75) + 1)
+                    for alias in by_length.get(size, ())]
+            reach[length] = (near, [key for _, _, key, _ in near])
+        return reach[length]
+
     labels: list[Label] = []
     for index, line in enumerate(lines):
         # "TotalAmount(DEM)", "Total (EUR)": the currency does not change the label.
@@ -262,9 +272,13 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                     break  # longer windows only drift further from every label
                 if not (start in starts or line.words[end - 1].text[-1] in ":#"):
                     continue  # inside running text
-                lengths = range(math.ceil(len(phrase) / 1.25), int(len(phrase) / 0.75) + 1)
-                for order, target_id, key, size in (
-                        alias for length in lengths for alias in by_length.get(length, ())):
+                near, keys_near = within(len(phrase))
+                # rapidfuzz compares the phrase with every key in one call; only keys
+                # near enough to score come back to be weighed here.
+                floor = _LOOKALIKE_FLOOR if read else _FUZZY_THRESHOLD
+                for _, _, at in process.extract(phrase, keys_near, scorer=fuzz.ratio,
+                                                score_cutoff=100 * floor - 1e-6, limit=None):
+                    order, target_id, key, size = near[at]
                     if end - start > size + 1 or len(phrase) > 1.25 * len(key) + 1:
                         continue
                     # "INVOICE: INV-100": with a colon even a title labels a value.
