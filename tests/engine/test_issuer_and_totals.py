@@ -116,6 +116,29 @@ def test_net_total_and_vat_total_label_the_subtotal_and_the_tax(
         "496.00 €", "75.04 €", "571.04 €")
 
 
+def test_a_total_including_the_tax_is_not_the_tax(invoices_config: dict[str, Any]) -> None:
+    # "Summe inkl. USt" holds the tax's word, but its amount is the total that includes it.
+    document = placed(("Summe netto: 496,00 €", 0.55, 0.60),
+                      ("Zuzügl. USt: 75,04 €", 0.55, 0.63),
+                      ("Bitte überweisen Sie bis zum 24.07.2014:", 0.10, 0.66),
+                      ("Summe inkl. USt: 571,04 €", 0.55, 0.69))
+    values = field_values(extract_all(document, invoices_config))
+    assert (values["t-tax"], values["t-total"]) == ("75,04 €", "571,04 €")
+
+
+def test_an_amount_behind_another_label_is_not_the_first_labels(
+    invoices_config: dict[str, Any],
+) -> None:
+    # A French footer: the VAT label answered by the VAT id, then other registrations and
+    # the share capital, all on one line; the tax is elsewhere or not printed.
+    document = placed(("TVA : FR11999999998 - SIRET : 99999999800010 - APE : 4778C - "
+                       "SARL au capital de 120 000,00 €", 0.05, 0.10),
+                      ("Total TTC 233,47 €", 0.55, 0.60))
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-tax"] != "120 000,00 €"
+    assert values["t-total"] == "233,47 €"
+
+
 def _schedule_configuration() -> dict[str, Any]:
     def date(target_id: str, name: str, description: str) -> dict[str, Any]:
         return {"id": target_id, "type": "field", "name": name, "description": description,

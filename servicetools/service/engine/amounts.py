@@ -33,6 +33,12 @@ _LESSER = re.compile(
 _LESSER_STEM = re.compile(r"tax|excl|exkl|sub|qty|discount|saving|tender|deposit")
 _FINAL = re.compile(r"^(?:incl|inclusive|including|inkl|brutto|ttc|rounded|rounding|nett|"
                     r"grand|payable|due|amt|amount|after)$")
+# A tax word beside both of these labels the total that includes the tax ("Summe inkl.
+# USt: 571,04", "Total Incl. GST 15.90"), not the tax ("Zuzügl. USt: 75,04", "inkl. 19%
+# MwSt 1,60").
+_INCLUSIVE = re.compile(r"^(?:incl|inclusive|including|inkl|inklusive|inclus|ttc)$")
+_TOTAL_WORD = re.compile(r"^(?:total|totaal|totale|summe|sum|gesamt|gesamtbetrag|betrag|"
+                         r"amount|montant|importe|importo|grand)$")
 _CURRENCY_WORD = re.compile(r"^(?:rm|eur|usd|gbp|chf|sgd|myr|inr|rs)$")
 # A label followed by several amounts heads a summary row ("Total: 16.98 1.02").
 _SUMMARY_FACTOR = 0.7
@@ -93,11 +99,13 @@ def after_rounding(lines: list[Line], index: int) -> bool:
     return any(_ROUNDING.search(line.text) for line in above)
 
 
-def qualified(line: Line, label: tuple[int, int], first: Word, own: list[str]) -> float:
+def qualified(
+    line: Line, label: tuple[int, int], first: Word, own: list[str], tax: bool = False
+) -> float:
     """How much the words around an amount's label leave the amount the target's.
 
     `label` is the label's span of word indexes on the line, `first` the value's first
-    word, `own` the target's own label phrases.
+    word, `own` the target's own label phrases, `tax` whether the target is a tax.
     """
     label_start, label_end = label
     # Words of the target's own labels (a Tax target's "GST") qualify nothing; the
@@ -112,11 +120,15 @@ def qualified(line: Line, label: tuple[int, int], first: Word, own: list[str]) -
         if AMOUNT.fullmatch(word.text):
             break
         between += _words(word.text)
+    before = [w for word in line.words[max(0, label_start - 2) : label_start]
+              for w in _words(word.text)]
+    around = named + between + before
+    if tax and any(map(_INCLUSIVE.match, around)) and any(map(_TOTAL_WORD.match, around)):
+        return _LESSER_FACTOR
     if any(_FINAL.match(w) for w in named):
         between = []
     # "Paid Amount", "Sub Total": the words just before the label qualify it too.
-    between += [w for word in line.words[max(0, label_start - 2) : label_start]
-                for w in _words(word.text)]
+    between += before
     # One or two letters are OCR noise or a currency ("Total R 31.45").
     between = [w for w in between
                if w not in owned and not _CURRENCY_WORD.match(w) and len(w) > 2]

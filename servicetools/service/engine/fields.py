@@ -552,7 +552,7 @@ def _candidate(
         placement *= _INSIDE  # "Alt Order #: WOC1249": a longer label than the one sought
     if shape.kind == "amount" and line == label.line:
         placement *= qualified(lines[line], (label.start, label.end), words[0],
-                               own_aliases(target))
+                               own_aliases(target), _role(target) == TAX)
         if after_rounding(lines, line):
             placement *= ROUNDED
     # "Invoice #:SI-72004": OCR glued the label's end to the value.
@@ -697,7 +697,15 @@ def _right_of(
     start = previous = line.words[label.end - 1].x1
     phrases: list[list[Word]] = []
     slashed = False  # "Order / Rev: 1996189": a second label joined by a slash
+    # An amount's label with its own colon is answered by what follows it; a second
+    # "Name:" after that answer starts another field ("TVA : FR11999999998 - SIRET :
+    # 9999... - SARL au capital de 120 000,00 €": the capital is not the tax).
+    answered = amount and _colon_after(line, label)
     for offset, word in enumerate(line.words[label.end :]):
+        if answered and phrases and (_label_like(word) or word.text in _COLONS):
+            if word.text in _COLONS and phrases[-1]:
+                phrases[-1].pop()  # "SIRET :": the colon set apart from its label
+            break
         if not phrases and _RATE.fullmatch(word.text):
             continue  # "Sales Tax 20%: 1.815,49 EUR", "GST (25%): $80.00"
         if not phrases and (word.text == "/" or (slashed and _label_like(word))):
