@@ -70,7 +70,7 @@ _SUBTOTAL = (
 _TAX = (
     "MwSt", "USt", "Mehrwertsteuer", "Umsatzsteuer", "TVA", "Montant TVA", "BTW", "IVA",
     "Steuerbetrag", "MwSt-Betrag", "USt-Betrag", "Summe USt", "Total TVA", "BTW-bedrag",
-    "Importe IVA", "Totale IVA", "VAT amount", "Total VAT", "Total tax",
+    "Importe IVA", "Totale IVA", "VAT amount", "Total VAT", "Total tax", "Total taxes", "Taxes",
 )
 _VENDOR = (
     "Verkäufer", "Absender", "Rechnungssteller", "Fournisseur", "Vendeur",
