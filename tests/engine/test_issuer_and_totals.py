@@ -116,6 +116,18 @@ def test_net_total_and_vat_total_label_the_subtotal_and_the_tax(
         "496.00 €", "75.04 €", "571.04 €")
 
 
+def test_the_sum_printed_under_an_unknown_label_is_the_total_below_auto_accept(
+    invoices_config: dict[str, Any],
+) -> None:
+    # "Due payable" labels no total the engine knows; "Net total" would answer "Total"
+    # with the subtotal. The printed subtotal plus tax is the total, found by arithmetic.
+    document = placed(("Net total: 496.00 €", 0.55, 0.60), ("VAT total: 75.04 €", 0.55, 0.63),
+                      ("Due payable: 571.04 €", 0.55, 0.66))
+    extracted = extract_all(document, invoices_config)
+    assert field_values(extracted)["t-total"] == "571.04 €"
+    assert extracted["t-total"].values[0].confidence < 0.9
+
+
 def test_a_total_including_the_tax_is_not_the_tax(invoices_config: dict[str, Any]) -> None:
     # "Summe inkl. USt" holds the tax's word, but its amount is the total that includes it.
     document = placed(("Summe netto: 496,00 €", 0.55, 0.60),

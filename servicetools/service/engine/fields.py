@@ -427,7 +427,7 @@ def extract_fields(
             result[target_id] = [_by_shape(lines, target, claimed)]
         else:
             result[target_id] = [EngineValue("", NOT_FOUND_CONFIDENCE)]
-    _check_sum(targets, by_target, result)
+    _check_sum(lines, targets, by_target, result)
     # The recogniser's least sure word of a value: one misread letter shows there.
     certainty: dict[str, float] = {}
     for printed in lines:
@@ -473,12 +473,16 @@ def _role(target: dict[str, Any]) -> str:
     return role if role in (SUBTOTAL, TAX, TOTAL) else ""
 
 
-def _check_sum(targets: list[dict[str, Any]], by_target: dict[str, list[Candidate]],
+def _check_sum(lines: list[Line], targets: list[dict[str, Any]],
+               by_target: dict[str, list[Candidate]],
                result: dict[str, list[EngineValue]]) -> None:
     """Subtotal + tax = total where all three are printed: the total that adds up wins.
 
     A total label can stand beside several amounts ("Total" of a tax summary, an
     amount still due); the one equal to the subtotal plus the tax is the invoice's.
+    When no total label holds it, the sum printed on the page is the total under a label
+    the engine does not know ("Due payable: 571.04 €" under "Net total: 496.00 €",
+    "VAT total: 75.04 €"), kept below auto-accept as a value no label grounds.
     Whether the chosen total adds up is kept as evidence for the calibration.
     """
     roles = {role: str(t.get("id", "")) for t in targets if (role := _role(t))}
@@ -499,7 +503,23 @@ def _check_sum(targets: list[dict[str, Any]], by_target: dict[str, list[Candidat
                                 evidence={**_evidence(candidate, 0), "sums": 1.0})
             result[roles["total"]] = [value]
             return
+    printed = _printed_amount(lines, expected)
+    if printed is not None:
+        result[roles["total"]] = [printed]
+        return
     chosen.evidence["sums_not"] = 1.0
+
+
+def _printed_amount(lines: list[Line], amount: Decimal) -> EngineValue | None:
+    """The last printed amount equal to `amount`, as a value found by arithmetic alone."""
+    for line in reversed(lines):
+        for text in reversed(_AMOUNT_SHAPE.find(line.text)):
+            if parse_amount(text) == amount:
+                words = _words_of(line, text)
+                ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+                return EngineValue(text, round(_SHAPE_ONLY * ocr, 4),
+                                   evidence={"shape": 1.0, "sums": 1.0})
+    return None
 
 
 def field_kind(target: dict[str, Any]) -> str:
