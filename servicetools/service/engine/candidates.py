@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from importlib import resources
 from typing import Any
 
@@ -44,7 +44,7 @@ from rapidfuzz import fuzz
 
 from ...wire.values import parse_number
 from .calibration import cell_confidence
-from .lines import group_lines
+from .lines import group_lines, page_lines
 from .page_model import Document, Page, Word
 from .results import EngineCell
 from .shapes import validates
@@ -351,7 +351,8 @@ def headed_pages(document: Document, target: dict[str, Any]) -> list[int]:
     for page in document.pages:
         if not page.words:
             continue
-        lines = [compact(line.text) for line in group_lines(page.words)]
+        # The page's lines grouped once for every target (page.cache), not per target.
+        lines = [compact(line.text) for line in page_lines(page)]
         for top in range(len(lines)):
             text = "".join(lines[top: top + _STACKED])
             present = by_tree + sum(
@@ -389,7 +390,10 @@ def _tests(schema: list[dict[str, Any]]) -> tuple[_Tests, int]:
     return tests, len(tests)
 
 
+@lru_cache(maxsize=1 << 16)
 def _named(text: str, name: str) -> bool:
+    # Asked of every cell of every row against every column, the same texts again and
+    # again (a row that may head a table, for each target): remembered.
     return fuzz.ratio(compact(text), name) >= _NAME_MATCH
 
 
