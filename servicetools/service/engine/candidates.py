@@ -832,6 +832,11 @@ def _features(candidate: Candidate, place: list[Candidate], page: Page | None
         tokens = sum(len(t.split()) for row in grid for t in row)
         covered = min(1.5, tokens / inside) if inside else 0.0
     most = max(len(c.grid) for c in place)
+    rows = len(grid) / most if most else 0.0
+    # Two finders that read the same part of a table agree on that part only: agreement
+    # counts by the share of the place's rows the candidate holds (cross-validated over
+    # the tuning halves' documents, chosen F1 0.864 -> 0.867).
+    agree, agree_column = agree * rows, agree_column * rows
     features = {
         "share": candidate.share,
         "extra_columns": candidate.extra_columns,
@@ -844,7 +849,7 @@ def _features(candidate: Candidate, place: list[Candidate], page: Page | None
         "agree": agree,
         "agree_column": agree_column,
         "covered": covered,
-        "rows": len(grid) / most if most else 0.0,
+        "rows": rows,
         "header_below": float(candidate.header > 0),
         "ruled": float(candidate.source in _RULED),
     }
