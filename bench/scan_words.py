@@ -2,8 +2,11 @@
 and compared between two runs (issue 33: a page read at a reduced scale must read the
 same or better).
 
-Usage: ``.venv/bin/python bench/scan_words.py run OUT.json [--sets ...]`` (no cache:
-every document is read afresh) and ``.venv/bin/python bench/scan_words.py diff A B``.
+Usage: ``.venv/bin/python bench/scan_words.py run OUT.json [--sets ...]
+[--detector-side N] [--as-pdf] [--larger PX]`` (no cache: every document is read afresh;
+``--as-pdf`` reads the JPEGs as scanned PDF pages, ``--larger`` only the JPEGs larger
+than the OCR reads) and ``.venv/bin/python bench/scan_words.py diff A B``. Another
+checkout's engine: ``PYTHONPATH=DIR``.
 A document counts when any of its pages is read by OCR: the images, and PDFs without a
 text layer. Per set and half: values right and present (realsets' scoring), and the
 documents whose OCR words differ, with the words that changed.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import io
 import json
 import sys
 import time
@@ -20,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: another checkout may be measured
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import realsets  # noqa: E402
@@ -28,9 +32,29 @@ import realsets  # noqa: E402
 SETS = ("sroie-dev", "real", "invoices-dev", "adforms-dev")
 
 
-def run(out: Path, sets: list[str], root: Path, detector_side: int = 0) -> None:
+def as_scan_pdf(jpeg: bytes) -> bytes:
+    """A JPEG as the one image of a PDF page drawn at render_dpi pixel for pixel: what a
+    scanner that writes PDF makes of it (no text layer)."""
+    from limits import SCALE, PdfPage, build_pdf
+    from PIL import Image
+
+    with Image.open(io.BytesIO(jpeg)) as image:
+        if image.mode != "RGB":  # build_pdf declares /DeviceRGB
+            out = io.BytesIO()
+            image.convert("RGB").save(out, format="JPEG", quality=95)
+            jpeg = out.getvalue()
+        box = (image.width / SCALE, image.height / SCALE)
+        return build_pdf([PdfPage(*box, jpeg=jpeg, jpeg_pixels=image.size, jpeg_box=box)])
+
+
+def run(out: Path, sets: list[str], root: Path, detector_side: int = 0,
+        as_pdf: bool = False, larger: int = 0) -> None:
+    from PIL import Image
+
+    import servicetools
     from servicetools.service.engine import load_document
 
+    print(f"engine of {Path(servicetools.__file__).parents[1]}", file=sys.stderr)
     if detector_side:  # the detector's input at most this many pixels a side
         from rapidocr import RapidOCR
 
@@ -47,8 +71,17 @@ def run(out: Path, sets: list[str], root: Path, detector_side: int = 0) -> None:
             data = case.path.read_bytes()
             if case.content_type == "application/pdf" and b"/Image" not in data:
                 continue  # no image: a text PDF, never read by OCR
+            content_type = case.content_type
+            if larger or as_pdf:
+                if content_type != "image/jpeg":
+                    continue
+                with Image.open(case.path) as image:
+                    if max(image.size) <= larger:
+                        continue
+                if as_pdf:
+                    data, content_type = as_scan_pdf(data), "application/pdf"
             start = time.perf_counter()
-            document = load_document(data, case.content_type)
+            document = load_document(data, content_type)
             seconds = time.perf_counter() - start
             if not any(page.source == "ocr" for page in document.pages):
                 continue
@@ -124,12 +157,16 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("--root", type=Path, default=realsets.SHARED)
     one.add_argument("--detector-side", type=int, default=0,
                      help="limit the detector's input to this many pixels a side")
+    one.add_argument("--as-pdf", action="store_true",
+                     help="the JPEGs only, each as a scanned PDF page at render_dpi")
+    one.add_argument("--larger", type=int, default=0,
+                     help="the JPEGs only, of more pixels than this on the long side")
     two = sub.add_parser("diff")
     two.add_argument("a", type=Path)
     two.add_argument("b", type=Path)
     args = parser.parse_args(argv)
     if args.command == "run":
-        run(args.out, args.sets, args.root, args.detector_side)
+        run(args.out, args.sets, args.root, args.detector_side, args.as_pdf, args.larger)
     else:
         diff(args.a, args.b)
     return 0

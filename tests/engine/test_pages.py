@@ -328,6 +328,25 @@ def test_a_small_png_is_kept_as_it_came_and_read_at_its_size(
     assert page.png == data and seen[0] == (1754, 1240, 3)
 
 
+def test_a_large_scanned_pdf_page_is_drawn_at_the_ocrs_size(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from reportlab.pdfgen import canvas
+
+    from servicetools.service.engine.ocr import READING_SIDE
+
+    seen = _seen_by_the_ocr(monkeypatch)
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=(2000, 1500))  # 4167 x 3125 px at 150 dpi
+    pdf.rect(100, 100, 300, 200, fill=1)  # no text: a scan
+    pdf.showPage()
+    pdf.save()
+    [page] = load_document(buffer.getvalue(), "application/pdf").pages
+    assert page.source == "ocr" and (page.width, page.height) == (2000.0, 1500.0)
+    assert seen and all(max(shape[:2]) <= READING_SIDE for shape in seen)
+    with Image.open(io.BytesIO(page.png)) as image:
+        assert image.size == (1984, 1504)  # reading_size(4167, 3125)
+
+
 def test_the_ocrs_image_is_sampled_as_rapidocr_would_shrink_it() -> None:
     # The same pixels as OpenCV's resize in RapidOCR (within 1 of 255), so the same
     # words: PIL's resize averages and reads otherwise (a value fewer on sroie-dev).

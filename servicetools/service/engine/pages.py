@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from .ocr import fold_lone_accents, ocr_words, reading_size, reduced
+from .ocr import READING_SIDE, fold_lone_accents, ocr_words, reading_size, reduced
 from .page_model import Document, Page, Word
 
 if TYPE_CHECKING:
@@ -144,30 +144,60 @@ def _text_page_png(document: Any, index: int, dpi: int) -> bytes:
     return _png_bytes(bitmap.to_pil())
 
 
+# A scanned page is drawn at most this many pixels on its long side, then brought to the
+# OCR's reading size as RapidOCR would (ocr.reduced). Drawn right at the reading size,
+# PDFium's own smoothing read a value fewer on sroie-dev's receipts as large scanned
+# pages (bench/scan_words.py --as-pdf); with this margin, the same values.
+_SCAN_DRAW_SIDE = 2 * READING_SIDE
+
+
 def _scan_page(document: Any, index: int, dpi: int) -> tuple[Image, bytes]:
-    """A page without a text layer, in colour: the image for the OCR, and its PNG."""
-    image = _bitmap(document, index, dpi, False).to_pil()
+    """A page without a text layer, in colour: the image for the OCR, and its PNG.
+
+    Drawn at `dpi`, or smaller where that would be larger than _SCAN_DRAW_SIDE, and
+    brought to the OCR's reading size: a page of 50 megapixels at 150 dpi is held at 16
+    (46 MiB) for a moment, not at 50 (143 MiB) while the OCR reads it.
+    """
+    page = document[index]
+    try:
+        longest = max(page.get_size())
+        # PDFium's bitmap is the page's size times the scale, rounded up.
+        scale = min(dpi / 72, _SCAN_DRAW_SIDE / longest * (1 - 1e-9))
+        image = reduced(page.render(scale=scale, grayscale=False).to_pil())
+    finally:
+        page.close()
     return image, _png_bytes(image)
+
+
+# Rows of a gray PNG filtered and compressed at a time: a band of an A4 page at 150 dpi
+# is 0.3 MiB, where the whole page's rows of a 50-megapixel page would be 48 MiB twice.
+_PNG_BAND = 256
 
 
 def _gray_png(buffer: Any, width: int, height: int, stride: int) -> bytes:
     """An 8-bit grayscale PNG of the rows of a bitmap buffer, written directly.
 
     Under 1 ms for an A4 page at 150 dpi, against 9 ms for Pillow's writer at
-    compress_level=1 (measured): the rows get their filter byte in one numpy copy, and
-    ISA-L's deflate (isal) is ten times zlib's level 1, with smaller output. No row
-    filter: a page of text on white compresses as well without.
+    compress_level=1 (measured): the rows get their filter byte in one numpy copy per
+    band, and ISA-L's deflate (isal) is ten times zlib's level 1, with smaller output. No
+    row filter: a page of text on white compresses as well without.
     """
     import numpy as np
     from isal import isal_zlib
 
     rows = np.frombuffer(buffer, dtype=np.uint8, count=height * stride).reshape(height, stride)
-    filtered = np.zeros((height, width + 1), dtype=np.uint8)  # column 0: filter type 0
-    filtered[:, 1:] = rows[:, :width]
+    band = np.zeros((min(_PNG_BAND, height), width + 1), dtype=np.uint8)  # column 0: filter 0
+    deflate = isal_zlib.compressobj(1)
+    parts = []
+    for top in range(0, height, _PNG_BAND):
+        piece = rows[top:top + _PNG_BAND, :width]
+        band[: len(piece), 1:] = piece
+        parts.append(deflate.compress(band[: len(piece)]))
+    parts.append(deflate.flush())
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8 bits, grayscale
     return b"".join(
-        (_PNG_SIGNATURE, _chunk(b"IHDR", header),
-         _chunk(b"IDAT", isal_zlib.compress(filtered.tobytes(), 1)), _chunk(b"IEND", b""))
+        (_PNG_SIGNATURE, _chunk(b"IHDR", header), _chunk(b"IDAT", b"".join(parts)),
+         _chunk(b"IEND", b""))
     )
 
 
