@@ -30,8 +30,8 @@ from .page_model import Page, Word
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["READING_SIDE", "fold_lone_accents", "letters_and_digits", "ocr_words", "reduced",
-           "reading_size", "skew"]
+__all__ = ["READING_SIDE", "fold_lone_accents", "letters_and_digits", "ocr_words",
+           "reading_size", "reduced", "skew"]
 
 _lock = threading.Lock()
 _engine: Any = None
