@@ -11,7 +11,9 @@ Columns: the request's wall time (bodies are built beforehand, so only the loopb
 the service are timed), the peak RSS of the service process tree (the service and its
 engine workers) above its RSS just before the request, sampled every 20 ms, and the time
 as a multiple of the baseline's. Values come from `Settings()` and the wire schemas, so
-the bench follows the limits if they change. For the large requests a small status
+the bench follows the limits if they change. After the table, one page's peak memory:
+the largest accepted image (PNG, JPEG) and PDF page (text, scanned) against an A4 page
+of its kind, as a ratio. For the large requests a small status
 request is sent every 50 ms alongside, and its slowest answer is listed after the table:
 work done on the service's event loop holds up every other client.
 
@@ -432,6 +434,8 @@ class Bench:
     #: The rows run with `probing`, and the slowest answer to the probe meanwhile.
     waits: list[tuple[str, float]] = field(default_factory=list)
     baselines: dict[str, Outcome] = field(default_factory=dict)
+    #: One page's peak memory: (what, the largest accepted page, a small page of the kind).
+    page_peaks: list[tuple[str, Outcome, Outcome]] = field(default_factory=list)
     #: The small request `probing` sends; set once an extraction exists to ask about.
     probe: Call = field(default_factory=lambda: Call("GET", "/vault/list"))
     memory: TreeMemory = field(init=False)
@@ -593,6 +597,20 @@ def mp(value: float) -> str:
     return f"{value:.2f} MP"
 
 
+def scan_pdf(raster: Any, width: float, height: float, fill: bool = False) -> bytes:
+    """A page of ``width`` x ``height`` points without text: the invoice ``raster`` as a
+    JPEG in its top-left corner at render_dpi, or with ``fill`` one JPEG of the page's
+    whole size at render_dpi (white, the invoice in its corner), as a scanner makes it."""
+    if fill:
+        pixels = (round(width * SCALE), round(height * SCALE))
+        jpeg = canvas_image(*pixels, raster, "JPEG")
+        return build_pdf([PdfPage(width, height, jpeg=jpeg, jpeg_pixels=pixels,
+                                  jpeg_box=(width, height))])
+    box = (raster.width / SCALE, raster.height / SCALE)
+    return build_pdf([PdfPage(width, height, jpeg=encode_image(raster, "JPEG"),
+                              jpeg_pixels=raster.size, jpeg_box=box)])
+
+
 def bench_page_pixels(b: Bench, invoice: Call, raster: Any) -> None:
     limit = "page MP"
     b.section(f"PDF page size: {LIMITS.max_megapixels:g} MP per page drawn at "
@@ -605,18 +623,25 @@ def bench_page_pixels(b: Bench, invoice: Call, raster: Any) -> None:
         pdf = build_pdf([PdfPage(side, side, invoice_texts("INV-BIG-0001"))])
         (drawn,) = drawn_megapixels(pdf)
         assert (drawn <= LIMITS.max_megapixels) == (expect.status == 200), drawn
-        b.row(limit, f"1 page {side:,.1f} pt square = {mp(drawn)}, {text}", sync(trigger(pdf)),
-              expect, base, probe=expect.status == 200)
+        outcome = b.row(limit, f"1 page {side:,.1f} pt square = {mp(drawn)}, {text}",
+                        sync(trigger(pdf)), expect, base, probe=expect.status == 200)
+        if expect.status == 200:
+            b.page_peaks.append((f"PDF text page, {mp(drawn)} against A4", outcome, base))
     if b.quick:
         return
-    # No text layer: the engine draws the page in colour and runs the OCR on all of it,
-    # the dearest page the limit lets through.
-    jpeg = encode_image(raster, "JPEG")
-    box = (raster.width / SCALE, raster.height / SCALE)
-    pdf = build_pdf([PdfPage(under, under, jpeg=jpeg, jpeg_pixels=raster.size, jpeg_box=box)])
-    (drawn,) = drawn_megapixels(pdf)
-    b.row(limit, f"1 page = {mp(drawn)}, scanned invoice (no text, OCR)",
-          sync(trigger(pdf)), Expect(200), base, probe=True)
+    # No text layer: the engine draws the page in colour for the OCR, the dearest page
+    # the limit lets through; a small scan on a large page, and one image as large as the
+    # page (a scanner's page: the renderer decodes all of its pixels).
+    scan_base = b.baseline("sync_scan", "A4 scanned invoice PDF (one JPEG), trigger_sync",
+                           limit, sync(trigger(scan_pdf(raster, *A4, fill=True))))
+    for fill, what in ((False, "the scanned invoice in a corner"),
+                       (True, "one JPEG of the whole page")):
+        pdf = scan_pdf(raster, under, under, fill)
+        (drawn,) = drawn_megapixels(pdf)
+        outcome = b.row(limit, f"1 page = {mp(drawn)}, {what} (OCR)",
+                        sync(trigger(pdf)), Expect(200), scan_base, probe=True)
+        b.page_peaks.append((f"PDF scan page, {mp(drawn)}, {what}, against A4",
+                             outcome, scan_base))
 
 
 def bench_document_pixels(b: Bench, invoice: Call) -> None:
@@ -685,8 +710,6 @@ def bench_image_pixels(b: Bench, raster: Any) -> None:
     limit = "image MP"
     b.section(f"Image pixels: {LIMITS.max_megapixels:g} MP (max_megapixels) "
               "-> 413 document_too_large")
-    base = b.baseline("sync_png", f"invoice PNG {raster.width}x{raster.height}, trigger_sync",
-                      limit, sync(trigger(encode_image(raster, "PNG"))))
     side = image_side(LIMITS.max_megapixels)
     over = (side + 1, side) if (side + 1) * side > LIMITS.max_megapixels * 1e6 else (
         side + 1, side + 1)
@@ -695,9 +718,14 @@ def bench_image_pixels(b: Bench, raster: Any) -> None:
     if not b.quick:
         cases.insert(1, ((side, side), "JPEG", Expect(200)))
     for (w, h), fmt, expect in cases:
+        base = b.baseline(f"sync_{fmt}", f"invoice {fmt} {raster.width}x{raster.height}, "
+                          "trigger_sync", limit, sync(trigger(encode_image(raster, fmt))))
         data = canvas_image(w, h, raster, fmt)
-        b.row(limit, f"{fmt} {w}x{h} = {w * h / 1e6:.3f} MP, invoice in a corner",
-              sync(trigger(data)), expect, base, probe=expect.status == 200)
+        outcome = b.row(limit, f"{fmt} {w}x{h} = {w * h / 1e6:.3f} MP, invoice in a corner",
+                        sync(trigger(data)), expect, base, probe=expect.status == 200)
+        if expect.status == 200:
+            b.page_peaks.append((f"{fmt} image, {w * h / 1e6:.2f} MP, against "
+                                 f"{raster.width}x{raster.height}", outcome, base))
 
 
 def bench_json_depth(b: Bench, status_base: Call) -> None:
@@ -940,6 +968,14 @@ def main() -> int:
               "baseline seconds")
         print(f"service tree RSS at the end {b.memory.rss() / MIB:,.0f} MiB (idle at the start "
               f"{idle:,.0f} MiB); whole run {time.perf_counter() - started:.0f} s")
+        print("\none page's peak memory above idle (the service and its workers), the "
+              "largest accepted page against a small one of its kind:")
+        for label, large, small in b.page_peaks:
+            # A worker with free heap left from an earlier request shows no growth at all.
+            ratio = (f"{large.peak_mib / small.peak_mib:5.1f}x" if small.peak_mib >= 1
+                     else "    -")
+            print(f"  {large.peak_mib:7.1f} MiB vs {small.peak_mib:6.1f} MiB = {ratio}  "
+                  f"{label}")
         print("\nwhile the request of a row ran, a 1-id status/list sent every 50 ms on "
               "another connection waited up to:")
         for label, waited in b.waits:

@@ -278,3 +278,97 @@ def test_an_rgb_page_is_read_without_copying_its_pixels() -> None:
     assert _to_rgb(rgb) is rgb and _rgb(rgb) is rgb
     gray = Image.new("L", (40, 30), 255)
     assert _to_rgb(gray).mode == "RGB" and _rgb(gray).mode == "RGB"
+
+
+def _seen_by_the_ocr(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
+    """The shapes of the pixel arrays the OCR engine is given (read or only detected),
+    the OCR itself left out: a blank page reads nothing."""
+    from servicetools.service.engine import ocr
+
+    seen: list[tuple[int, ...]] = []
+
+    def read(pixels: object) -> list[object]:
+        seen.append(getattr(pixels, "shape", ()))
+        return []
+
+    monkeypatch.setattr(ocr, "_read", read)
+    monkeypatch.setattr(ocr, "_boxes", read)
+    return seen
+
+
+def _image_bytes(size: tuple[int, int], fmt: str, mode: str = "RGB") -> bytes:
+    out = io.BytesIO()
+    Image.new(mode, size, "white").save(out, format=fmt)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("fmt", "mode"), [("PNG", "RGB"), ("JPEG", "RGB"), ("JPEG", "L"),
+                                           ("PNG", "RGBA"), ("PNG", "P")])
+def test_a_large_image_reaches_the_ocr_and_the_page_image_at_the_ocrs_size(
+        monkeypatch: pytest.MonkeyPatch, fmt: str, mode: str) -> None:
+    # RapidOCR reads at most 2000 px a side: a 50-megapixel page made smaller by the OCR
+    # was held at full size three times over (bench/page_memory.py). Now no array of the
+    # full page is made, and the page's image is the one the OCR reads.
+    from servicetools.service.engine.ocr import READING_SIDE, reading_size
+
+    seen = _seen_by_the_ocr(monkeypatch)
+    [page] = load_document(_image_bytes((4961, 3508), fmt, mode), f"image/{fmt.lower()}").pages
+    assert seen and all(max(shape[:2]) <= READING_SIDE for shape in seen)
+    assert seen[0][:2] == reading_size(4961, 3508)[::-1] == (1408, 1984)
+    assert (page.width, page.height) == (4961.0, 3508.0)  # word boxes are fractions of it
+    with Image.open(io.BytesIO(page.png)) as image:
+        assert image.size == (1984, 1408) and image.getextrema() == ((255, 255),) * 3
+
+
+def test_a_small_png_is_kept_as_it_came_and_read_at_its_size(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _seen_by_the_ocr(monkeypatch)
+    data = _image_bytes((1240, 1754), "PNG")
+    [page] = load_document(data, "image/png").pages
+    assert page.png == data and seen[0] == (1754, 1240, 3)
+
+
+def test_a_large_scanned_pdf_page_is_drawn_at_the_ocrs_size(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from reportlab.pdfgen import canvas
+
+    from servicetools.service.engine.ocr import READING_SIDE
+
+    seen = _seen_by_the_ocr(monkeypatch)
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=(2000, 1500))  # 4167 x 3125 px at 150 dpi
+    pdf.rect(100, 100, 300, 200, fill=1)  # no text: a scan
+    pdf.showPage()
+    pdf.save()
+    [page] = load_document(buffer.getvalue(), "application/pdf").pages
+    assert page.source == "ocr" and (page.width, page.height) == (2000.0, 1500.0)
+    assert seen and all(max(shape[:2]) <= READING_SIDE for shape in seen)
+    with Image.open(io.BytesIO(page.png)) as image:
+        assert image.size == (1984, 1504)  # reading_size(4167, 3125)
+
+
+def test_the_ocrs_image_is_sampled_as_rapidocr_would_shrink_it() -> None:
+    # The same pixels as OpenCV's resize in RapidOCR (within 1 of 255), so the same
+    # words: PIL's resize averages and reads otherwise (a value fewer on sroie-dev).
+    import cv2
+    import numpy as np
+
+    from servicetools.service.engine.ocr import reduced
+
+    rng = np.random.default_rng(7)
+    pixels = rng.integers(0, 256, (2300, 3100, 3), dtype=np.uint8)
+    pixels[::40] = 0  # lines of ink, some thin enough for sampling to show
+    ours = np.asarray(reduced(Image.fromarray(pixels)), dtype=np.int16)
+    theirs = cv2.resize(pixels, (1984, 1472)).astype(np.int16)
+    assert ours.shape == theirs.shape and np.abs(ours - theirs).max() <= 1
+
+
+def test_a_transparent_image_is_read_on_white_paper() -> None:
+    from servicetools.service.engine.pages import _to_rgb
+
+    image = Image.new("RGBA", (4, 1), (0, 0, 0, 0))
+    image.putpixel((1, 0), (0, 0, 0, 255))
+    image.putpixel((2, 0), (0, 0, 0, 128))
+    opaque = _to_rgb(image)
+    assert [opaque.getpixel((x, 0)) for x in range(4)] == [
+        (255, 255, 255), (0, 0, 0), (127, 127, 127), (255, 255, 255)]

@@ -30,7 +30,8 @@ from .page_model import Page, Word
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["fold_lone_accents", "letters_and_digits", "ocr_words", "skew"]
+__all__ = ["READING_SIDE", "fold_lone_accents", "letters_and_digits", "ocr_words",
+           "reading_size", "reduced", "skew"]
 
 _lock = threading.Lock()
 _engine: Any = None
@@ -45,7 +46,13 @@ def _ocr() -> Any:
         # A detection threshold of 0.4 (default 0.5) keeps the small boxes of lone digits
         # (a quantity "1" in a table column) at the same ceiling on sroie-dev (87.3%);
         # 0.3 read one value more in 252 (bench/ocr_models.py).
-        _engine = RapidOCR(params={"Global.log_level": "error", "Det.box_thresh": 0.4})
+        # The detector finds lines on the page at most 1280 px a side (the default raised
+        # the short side to 736, a narrow receipt to 736 x 2900); lines are still read
+        # from the page at READING_SIDE. Its memory stops growing there: a page's peak is
+        # about 200 MiB above idle, not 300-450, and the OCR is 14% quicker; values on
+        # the real sets' tuning halves the same (bench/scan_words.py, issue 33).
+        _engine = RapidOCR(params={"Global.log_level": "error", "Det.box_thresh": 0.4,
+                                   "Det.limit_type": "max", "Det.limit_side_len": 1280})
     return _engine
 
 
@@ -89,15 +96,58 @@ def _read(pixels: Any) -> list[list[Any]]:
     return items
 
 
-def ocr_words(image: Image) -> list[Word]:
-    """Words of an RGB image with boxes as page fractions and the recogniser's scores.
+#: RapidOCR reads a page of at most this many pixels on its long side: a larger one it
+#: shrinks first (its Global.max_side_len), so the OCR's work stops growing there.
+READING_SIDE = 2000
 
-    A page photographed on its side or head down is read turned upright, and its boxes
-    are fractions of the upright page.
+
+def reading_size(width: int, height: int) -> tuple[int, int]:
+    """The size RapidOCR brings a page to before reading it (its `reduce_max_side`): the
+    page's own when its long side is at most READING_SIDE, else that long side with each
+    side rounded to a multiple of 32 (never below 32, where RapidOCR would fail).
+
+    >>> reading_size(4961, 7016), reading_size(1240, 1754)
+    ((1408, 1984), (1240, 1754))
+    """
+    if max(width, height) <= READING_SIDE:
+        return width, height
+    ratio = READING_SIDE / max(width, height)
+    return (max(32, round(int(width * ratio) / 32) * 32),
+            max(32, round(int(height * ratio) / 32) * 32))
+
+
+def reduced(image: Image) -> Image:
+    """The image as RapidOCR reads it: brought to `reading_size` (itself when it is no
+    larger), with no pixel array of the whole image made on the way.
+
+    RapidOCR shrinks with OpenCV's bilinear resize, which samples the source at the
+    points an affine transform with PIL's bilinear filter samples (the two differ by at
+    most 1 in a pixel value); PIL's `resize` would average over all the source pixels
+    and give another picture, and other words.
+    """
+    from PIL import Image as PILImage
+
+    size = reading_size(image.width, image.height)
+    if size == image.size:
+        return image
+    if image.mode not in ("RGB", "L"):  # a palette would be sampled by its indices
+        image = image.convert("RGB")
+    scale = (image.width / size[0], 0, 0, 0, image.height / size[1], 0)
+    return image.transform(size, PILImage.Transform.AFFINE, scale,
+                           resample=PILImage.Resampling.BILINEAR)
+
+
+def ocr_words(image: Image) -> list[Word]:
+    """Words of an image with boxes as page fractions and the recogniser's scores.
+
+    The image is first brought to the size the OCR reads (`reduced`): a 50-megapixel
+    page costs the OCR no more than one of 4 megapixels. A page photographed on its side
+    or head down is read turned upright, and its boxes are fractions of the upright page.
     """
     import numpy as np
 
-    pixels = np.asarray(_rgb(image))
+    image = _rgb(reduced(image))
+    pixels = np.asarray(image)
     # One engine per process; its __call__ mutates shared settings, so calls take turns.
     with _lock:
         # Lines are read as they stand; the 180-degree classifier judges the page once,

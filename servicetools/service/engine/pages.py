@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from .ocr import fold_lone_accents, ocr_words
+from .ocr import READING_SIDE, fold_lone_accents, ocr_words, reading_size, reduced
 from .page_model import Document, Page, Word
 
 if TYPE_CHECKING:
@@ -144,30 +144,60 @@ def _text_page_png(document: Any, index: int, dpi: int) -> bytes:
     return _png_bytes(bitmap.to_pil())
 
 
+# A scanned page is drawn at most this many pixels on its long side, then brought to the
+# OCR's reading size as RapidOCR would (ocr.reduced). Drawn right at the reading size,
+# PDFium's own smoothing read a value fewer on sroie-dev's receipts as large scanned
+# pages (bench/scan_words.py --as-pdf); with this margin, the same values.
+_SCAN_DRAW_SIDE = 2 * READING_SIDE
+
+
 def _scan_page(document: Any, index: int, dpi: int) -> tuple[Image, bytes]:
-    """A page without a text layer, in colour: the image for the OCR, and its PNG."""
-    image = _bitmap(document, index, dpi, False).to_pil()
+    """A page without a text layer, in colour: the image for the OCR, and its PNG.
+
+    Drawn at `dpi`, or smaller where that would be larger than _SCAN_DRAW_SIDE, and
+    brought to the OCR's reading size: a page of 50 megapixels at 150 dpi is held at 16
+    (46 MiB) for a moment, not at 50 (143 MiB) while the OCR reads it.
+    """
+    page = document[index]
+    try:
+        longest = max(page.get_size())
+        # PDFium's bitmap is the page's size times the scale, rounded up.
+        scale = min(dpi / 72, _SCAN_DRAW_SIDE / longest * (1 - 1e-9))
+        image = reduced(page.render(scale=scale, grayscale=False).to_pil())
+    finally:
+        page.close()
     return image, _png_bytes(image)
+
+
+# Rows of a gray PNG filtered and compressed at a time: a band of an A4 page at 150 dpi
+# is 0.3 MiB, where the whole page's rows of a 50-megapixel page would be 48 MiB twice.
+_PNG_BAND = 256
 
 
 def _gray_png(buffer: Any, width: int, height: int, stride: int) -> bytes:
     """An 8-bit grayscale PNG of the rows of a bitmap buffer, written directly.
 
     Under 1 ms for an A4 page at 150 dpi, against 9 ms for Pillow's writer at
-    compress_level=1 (measured): the rows get their filter byte in one numpy copy, and
-    ISA-L's deflate (isal) is ten times zlib's level 1, with smaller output. No row
-    filter: a page of text on white compresses as well without.
+    compress_level=1 (measured): the rows get their filter byte in one numpy copy per
+    band, and ISA-L's deflate (isal) is ten times zlib's level 1, with smaller output. No
+    row filter: a page of text on white compresses as well without.
     """
     import numpy as np
     from isal import isal_zlib
 
     rows = np.frombuffer(buffer, dtype=np.uint8, count=height * stride).reshape(height, stride)
-    filtered = np.zeros((height, width + 1), dtype=np.uint8)  # column 0: filter type 0
-    filtered[:, 1:] = rows[:, :width]
+    band = np.zeros((min(_PNG_BAND, height), width + 1), dtype=np.uint8)  # column 0: filter 0
+    deflate = isal_zlib.compressobj(1)
+    parts = []
+    for top in range(0, height, _PNG_BAND):
+        piece = rows[top:top + _PNG_BAND, :width]
+        band[: len(piece), 1:] = piece
+        parts.append(deflate.compress(band[: len(piece)]))
+    parts.append(deflate.flush())
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8 bits, grayscale
     return b"".join(
-        (_PNG_SIGNATURE, _chunk(b"IHDR", header),
-         _chunk(b"IDAT", isal_zlib.compress(filtered.tobytes(), 1)), _chunk(b"IEND", b""))
+        (_PNG_SIGNATURE, _chunk(b"IHDR", header), _chunk(b"IDAT", b"".join(parts)),
+         _chunk(b"IEND", b""))
     )
 
 
@@ -246,25 +276,34 @@ def _unglued(text: str) -> list[tuple[str, int, int]]:
     return [(text[a:b], a, b) for a, b in pairwise(bounds) if text[a:b]]
 
 
+# EXIF orientations that turn the image by 90 degrees (width and height change places).
+_SIDEWAYS = (5, 6, 7, 8)
+
+
 def _load_image(data: bytes) -> Page:
     from PIL import Image, ImageOps, UnidentifiedImageError
 
-    # One full-size image at a time: a 50-megapixel page is 143 MiB in RGB, and a turn or
-    # a conversion that has nothing to do would copy it (bench/page_memory.py).
+    # The page's image is the one the OCR reads: at most READING_SIDE pixels on its long
+    # side (ocr.reduced). A larger image is held at full size only while it is made
+    # smaller (a 50-megapixel page is 143 MiB in RGB), never beside the OCR's own work,
+    # which is larger (bench/page_memory.py). A JPEG decoded at 1/2 or 1/4 of its size
+    # (Image.draft) lowered no peak, and read other words on sroie-dev's large scans.
     try:
         image: Image.Image = Image.open(io.BytesIO(data))  # in memory: nothing to close
+        size = image.size
         image.load()
-        upright = image.getexif().get(_EXIF_ORIENTATION, 1) == 1
-        # A plain PNG the right way up is stored as it came: encoding it again is waste.
+        orientation = image.getexif().get(_EXIF_ORIENTATION, 1)
+        # A plain PNG the right way up, small enough, is stored as it came.
         as_is = (
             image.format == "PNG"
             and image.mode in ("RGB", "L")
             and "transparency" not in image.info
-            and upright
+            and orientation == 1
+            and reading_size(*size) == size
         )
-        if not upright:
+        if orientation != 1:
             image = ImageOps.exif_transpose(image)
-        image = _to_rgb(image)
+        image = _to_rgb(reduced(_opaque(image)))
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as error:
         raise UnreadableDocument(
             "invalid_document", f"The image cannot be read: {error}."
@@ -278,25 +317,37 @@ def _load_image(data: bytes) -> Page:
             encoded = encoder.submit(_png_bytes, image)
             words = ocr_words(image)
             png = encoded.result()
+    # The page's size is the image's own, whatever the size of its page image: word
+    # boxes are fractions of the page.
+    width, height = size[::-1] if orientation in _SIDEWAYS else size
     return Page(
         number=1,
-        width=float(image.width),
-        height=float(image.height),
+        width=float(width),
+        height=float(height),
         png=png,
         words=words,
         source="ocr",
     )
 
 
-def _to_rgb(image: Image) -> Image:
+def _opaque(image: Image) -> Image:
+    """The image without transparency, on white paper (transparent pixels would turn
+    black; documents are dark ink on white paper), in a mode `reduced` samples by its
+    pixel values (RGB or L); itself when it is already."""
     from PIL import Image as PILImage
 
-    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
-        # Transparent pixels would turn black; documents are dark ink on white paper.
-        rgba = image.convert("RGBA")
-        background = PILImage.new("RGBA", rgba.size, (255, 255, 255, 255))
-        return PILImage.alpha_composite(background, rgba).convert("RGB")
-    return image if image.mode == "RGB" else image.convert("RGB")
+    if image.mode == "P" and "transparency" in image.info or image.mode == "PA":
+        image = image.convert("RGBA")
+    if image.mode in ("RGBA", "LA"):
+        # One RGB copy: pasted through its own alpha onto white.
+        paper = PILImage.new("RGB", image.size, "white")
+        paper.paste(image, (0, 0), image)
+        return paper
+    return image if image.mode in ("RGB", "L") else image.convert("RGB")
+
+
+def _to_rgb(image: Image) -> Image:
+    return image if image.mode == "RGB" else _opaque(image).convert("RGB")
 
 
 def _png_bytes(image: Image) -> bytes:
