@@ -40,7 +40,7 @@ CONTENT_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".pdf": "application
 
 OPTIONS = {
     "a": "current settings",
-    "b1280": "detector input at most 1280 px a side",
+    "b1280": "every page's detector input at most 1280 px a side",
     "c": "ORT mem pattern off",
 }
 
@@ -67,7 +67,8 @@ def _apply(option: str) -> None:
         side = int(re.match(r"b(\d+)", option).group(1))  # type: ignore[union-attr]
         from rapidocr import RapidOCR
 
-        ocr._engine = RapidOCR(params={
+        # Every page's detector limited, not only a large page's (ocr._ocr).
+        ocr._engines[False] = ocr._engines[True] = RapidOCR(params={
             "Global.log_level": "error", "Det.box_thresh": 0.4,
             "Det.limit_type": "max", "Det.limit_side_len": side})
 

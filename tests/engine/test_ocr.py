@@ -54,3 +54,21 @@ def test_scanned_pdf_receipt(ocr_receipt: Document, receipts_config: dict[str, A
     assert grid(targets["t-receipt-items"].cells) == {
         0: [["Bread", "1", "", "2.40"], ["Milk", "2", "", "2.00"], ["Apples", "1", "", "6.80"]]
     }
+
+
+@pytest.mark.parametrize(("height", "width", "limited"), [
+    (2000, 1545, False),  # a US letter page as the OCR reads it: the plain detector
+    (1754, 1241, False),  # an A4 page at 150 dpi
+    (2000, 2000, True),  # a square page of 50 MP, brought to 2000 px a side
+])
+def test_only_a_page_read_larger_than_a_letter_page_has_its_detector_limited(
+    height: int, width: int, limited: bool,
+) -> None:
+    import numpy as np
+
+    from servicetools.service.engine import ocr
+
+    engine = ocr._ocr(np.zeros((height, width, 3), np.uint8))
+    detector = engine.cfg.Det
+    assert (detector.limit_type, detector.limit_side_len) == (
+        ("max", ocr.LARGE_DETECTOR_SIDE) if limited else ("min", 736))

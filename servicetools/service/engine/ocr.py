@@ -30,30 +30,41 @@ from .page_model import Page, Word
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["READING_SIDE", "fold_lone_accents", "letters_and_digits", "ocr_words",
-           "reading_size", "reduced", "skew"]
+__all__ = ["LARGE_DETECTOR_SIDE", "PLAIN_AREA", "READING_SIDE", "fold_lone_accents",
+           "letters_and_digits", "ocr_words", "reading_size", "reduced", "skew"]
 
 _lock = threading.Lock()
-_engine: Any = None
+#: The OCR engines made so far: for pages of up to PLAIN_AREA pixels as read, and for
+#: larger ones.
+_engines: dict[bool, Any] = {}
+#: Pages read (at READING_SIDE) on more pixels than a US letter page (2000 x 1545) are
+#: rare and square-ish; their detector works at most LARGE_DETECTOR_SIDE px a side.
+PLAIN_AREA = 3_200_000
+LARGE_DETECTOR_SIDE = 1280
 
 
-def _ocr() -> Any:
-    global _engine
-    if _engine is None:
+def _ocr(pixels: Any = None) -> Any:
+    """The OCR engine for a page of these pixels (an array, height x width first)."""
+    large = pixels is not None and pixels.shape[0] * pixels.shape[1] > PLAIN_AREA
+    engine = _engines.get(large)
+    if engine is None:
         from rapidocr import RapidOCR
 
         # The models of the package's own folder; its logger says only what went wrong.
         # A detection threshold of 0.4 (default 0.5) keeps the small boxes of lone digits
         # (a quantity "1" in a table column) at the same ceiling on sroie-dev (87.3%);
         # 0.3 read one value more in 252 (bench/ocr_models.py).
-        # The detector finds lines on the page at most 1280 px a side (the default raised
-        # the short side to 736, a narrow receipt to 736 x 2900); lines are still read
-        # from the page at READING_SIDE. Its memory stops growing there: a page's peak is
-        # about 200 MiB above idle, not 300-450, and the OCR is 14% quicker; values on
-        # the real sets' tuning halves the same (bench/scan_words.py, issue 33).
-        _engine = RapidOCR(params={"Global.log_level": "error", "Det.box_thresh": 0.4,
-                                   "Det.limit_type": "max", "Det.limit_side_len": 1280})
-    return _engine
+        params: dict[str, Any] = {"Global.log_level": "error", "Det.box_thresh": 0.4}
+        if large:
+            # The detector otherwise works on the whole 2000 x 2000 px of a square page:
+            # through the service a 50 MP page peaked at 660-755 MiB against 310-337
+            # for an A4 page. Limited to 1280 px a side on every page, it read one value
+            # fewer on the real sets' tuning halves ("292.00" as "292.09"), so only the
+            # large pages, which the real sets do not hold, are limited (issue 33).
+            params.update({"Det.limit_type": "max",
+                           "Det.limit_side_len": LARGE_DETECTOR_SIDE})
+        engine = _engines[large] = RapidOCR(params=params)
+    return engine
 
 
 def _read(pixels: Any) -> list[list[Any]]:
@@ -65,7 +76,7 @@ def _read(pixels: Any) -> list[list[Any]]:
     """
     # Every switch given: the engine keeps the last call's settings (_boxes turns
     # recognition off).
-    out = _ocr()(pixels, use_det=True, use_cls=False, use_rec=True, return_word_box=True,
+    out = _ocr(pixels)(pixels, use_det=True, use_cls=False, use_rec=True, return_word_box=True,
                  return_single_char_box=True)
     # Detection alone comes back when nothing was recognised.
     texts = list(getattr(out, "txts", None) or [])
@@ -228,7 +239,7 @@ def _turn(image: Image) -> int:
 
 
 def _boxes(pixels: Any) -> list[Any]:
-    found = _ocr()(pixels, use_det=True, use_cls=False, use_rec=False).boxes
+    found = _ocr(pixels)(pixels, use_det=True, use_cls=False, use_rec=False).boxes
     return [] if found is None else [box.tolist() for box in found]
 
 
