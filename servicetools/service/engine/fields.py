@@ -515,11 +515,15 @@ def _printed_amount(lines: list[Line], amount: Decimal) -> EngineValue | None:
     for line in reversed(lines):
         for text in reversed(_AMOUNT_SHAPE.find(line.text)):
             if parse_amount(text) == amount:
-                words = _words_of(line, text)
-                ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
-                return EngineValue(text, round(_SHAPE_ONLY * ocr, 4),
-                                   evidence={"shape": 1.0, "sums": 1.0})
+                return _unlabelled(line, text, {"shape": 1.0, "sums": 1.0})
     return None
+
+
+def _unlabelled(line: Line, text: str, evidence: dict[str, float]) -> EngineValue:
+    """A value of the line no label grounds, as sure as its words were read."""
+    words = _words_of(line, text)
+    ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+    return EngineValue(text, round(_SHAPE_ONLY * ocr, 4), evidence=evidence)
 
 
 def field_kind(target: dict[str, Any]) -> str:
@@ -973,10 +977,7 @@ def _column_total(lines: list[Line]) -> EngineValue | None:
                 break
             total, run = total + above[0], run + 1
             if run >= 2 and total == entry[0]:
-                words = _words_of(lines[index], entry[1])
-                ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
-                best = EngineValue(entry[1], round(_SHAPE_ONLY * ocr, 4),
-                                   evidence={"shape": 1.0, "sum": 1.0})
+                best = _unlabelled(lines[index], entry[1], {"shape": 1.0, "sum": 1.0})
                 break
     return best
 
