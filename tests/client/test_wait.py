@@ -62,7 +62,10 @@ def test_wait_survives_a_restart(invoice_pdf: bytes) -> None:
     with LocalService(workers=1) as svc:
         client = Client(base_url=svc.base_url, api_key=svc.token)
         document = client.vault.upload(invoice_pdf)
-        ids = trigger_many(client, 12, document)
+        # Enough work that one worker is still busy when the service is killed: a
+        # one-page invoice takes the engine some 30-40 ms, and 12 of them were all done
+        # before the kill once the engine got quicker.
+        ids = trigger_many(client, 48, document)
         outcome: dict[str, Any] = {}
 
         def waiting() -> None:
