@@ -107,6 +107,26 @@ def test_most_specific_label_wins(invoices_config: dict[str, Any]) -> None:
     assert targets["t-total"].confidence > 0.9
 
 
+def test_a_label_that_goes_on_before_its_colon_is_a_longer_label(
+    invoices_config: dict[str, Any],
+) -> None:
+    # "Date de facture associée" (a credit note's earlier invoice) and "Date de début de
+    # prestation" begin with labels of the invoice date; the date under "Date :" is it.
+    changed = copy.deepcopy(invoices_config)
+    for target in changed["extraction_targets"]:
+        if target["id"] == "t-invoice-date":
+            target["name"], target["description"] = "Issue Date", "When the invoice was issued."
+    document = line_document("Facture N° : F2018", "Date de facture associée : 30/11/2018",
+                             "Date de début de prestation : 01/12/2018", "Date : 31/12/2018")
+    targets = extract_all(document, changed)
+    assert field_values(targets)["t-invoice-date"] == "31/12/2018"
+    # Under a label that goes on, the value is still found when it is the only one.
+    alone = extract_all(line_document("Date de facture associée : 30/11/2018"), changed)
+    assert field_values(alone)["t-invoice-date"] == "30/11/2018"
+    plain = extract_all(line_document("Date de facture : 30/11/2018"), changed)
+    assert alone["t-invoice-date"].confidence < plain["t-invoice-date"].confidence
+
+
 def test_value_stops_at_the_next_label_and_at_a_wide_gap(invoices_config: dict[str, Any]) -> None:
     document = line_document(
         "Vendor: Initech Date: 2024-05-06", "Customer: Umbrella Corp", ("Page 1", 0.8)

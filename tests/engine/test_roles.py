@@ -211,3 +211,20 @@ def test_a_value_after_two_labels_joined_by_a_slash() -> None:
                       ("Order / Rev: 1996189", 0.3, 0.1), ("Alt Order #: WOC12499614", 0.3, 0.13))
     # "Order / Rev:" labels the order's number; the alternative number is another's.
     assert extract_all(document, configuration)["t-order"].values[0].text == "1996189"
+
+
+def test_a_document_numbers_itself_under_the_noun_of_its_title() -> None:
+    configuration = {"extraction_targets": [{
+        "id": "t-contract", "type": "field", "name": "Contract ID",
+        "description": "The identifier of the contract.", "example": "1422136-1",
+        "is_multiple": False}]}
+    # An order titled "ORDER" numbers itself under "Order / Rev:": its own number,
+    # whatever the target is called; the alternative order number is another's.
+    document = placed(("ORDER", 0.1, 0.05), ("Orders", 0.05, 0.1),
+                      ("Order / Rev: 1996189", 0.3, 0.1), ("Alt Order #: WOC12499614", 0.3, 0.13))
+    value = extract_all(document, configuration)["t-contract"].values[0]
+    assert value.text == "1996189"
+    assert value.evidence.get("titled") == 1.0  # grounded by the title, as calibrated
+    # Without the title, "Order" is some order's number, not the contract's.
+    untitled = placed(("Orders", 0.05, 0.1), ("Order / Rev: 1996189", 0.3, 0.1))
+    assert extract_all(untitled, configuration)["t-contract"].values[0].text == ""

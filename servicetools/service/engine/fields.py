@@ -66,7 +66,7 @@ from .roles import (
 )
 from .sentences import stated_values
 from .shapes import AMOUNT, Shape, validates
-from .titles import letter_date, title_date, title_number
+from .titles import TITLED, letter_date, title_date, title_noun, title_number
 from .vocabulary import block_headings, described_aliases, translations
 
 _LABEL_CHARS = re.compile(r"[^0-9a-zäöüßéèêàâçôûîïëœáíóúñìòù°º#]+")
@@ -416,7 +416,8 @@ def extract_fields(
             result[target_id] = [recipient]
         elif _issue_date(target) and (dated := letter_date(lines) or title_date(lines)):
             result[target_id] = [dated]
-        elif _document_number(target) and (number := title_number(lines)):
+        elif _document_number(target) and (
+                number := title_number(lines) or _self_numbered(lines, target, covered)):
             result[target_id] = [number]
         elif understand(target).end and _shape(target).kind == "date" and (
                 ranged := _range_end(lines, _shape(target), understand(target).end)):
@@ -572,8 +573,11 @@ def _candidate(
         placement = _BELOW
     if not words:
         return None
-    if label.inside:
-        placement *= _INSIDE  # "Alt Order #: WOC1249": a longer label than the one sought
+    if label.inside or (shape.kind != "amount" and line == label.line
+                        and _label_goes_on(lines[line], label, words[-1])):
+        # "Alt Order #: WOC1249", "DATE DE FACTURE ASSOCIÉE : 30/11/2018": a longer
+        # label than the one sought.
+        placement *= _INSIDE
     if shape.kind == "amount" and line == label.line:
         placement *= qualified(lines[line], (label.start, label.end), words[0],
                                own_aliases(target), _role(target) == TAX)
@@ -861,6 +865,24 @@ def _named_below(lines: list[Line], label: Label) -> tuple[list[Word], int]:
     return [], label.line
 
 
+def _label_goes_on(line: Line, label: Label, last: Word) -> bool:
+    """Words of the label's phrase follow it up to a colon before the value: "Date de
+    facture associée :" for "Date de facture", "Date de fin de prestation :" for "Date".
+    A slash starts a second label ("Rechnungsdatum / Invoice Date:"), a name word is part
+    of this one ("Customer Name:")."""
+    if line.words[label.end - 1].text.endswith(_COLONS):
+        return False  # "Date: ...": the label's own colon, its value follows
+    at = next((i for i, w in enumerate(line.words) if w is last), label.end)
+    between = line.words[label.end: at]
+    colon = next((i for i, w in enumerate(between) if w.text.endswith(_COLONS)), None)
+    if colon is None:
+        return False
+    extra = between[:colon] if between[colon].text in _COLONS else between[: colon + 1]
+    # Digits are the value's, not a label's ("Date 12/03 Zeit: 10:00").
+    return bool(extra) and not any(w.text == "/" or _NAME_WORD.fullmatch(w.text)
+                                   or any(c.isdigit() for c in w.text) for w in extra)
+
+
 def _label_like(word: Word) -> bool:
     return len(word.text) > 1 and word.text.endswith(":")
 
@@ -1036,6 +1058,24 @@ def _document_number(target: dict[str, Any]) -> bool:
     """A code target that is the document's own number (not an order's or a receipt's
     transaction number)."""
     return _shape(target).kind == "code" and understand(target).role == DOCUMENT_NUMBER
+
+
+def _self_numbered(lines: list[Line], target: dict[str, Any],
+                   covered: set[tuple[int, int]]) -> EngineValue | None:
+    """The number a document titled "ORDER" prints under its own noun ("Order / Rev:
+    1996189", "Order #"): a document's own number, whatever the target is called."""
+    noun = title_noun(lines)
+    if not noun:
+        return None
+    own = {label_key(p) for p in (noun, *_number_siblings(f"{noun} Number"))}
+    stand_in = {**target, "name": f"{noun.title()} Number", "description": ""}
+    candidates = [c for label in find_labels(lines, [stand_in]) if label.key in own
+                  and (c := _candidate(lines, label, covered, target)) is not None]
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda c: (c.quality, c.specificity, -c.line))
+    # Read under a label the target's words did not name: as sure as a title's number.
+    return EngineValue(best.text, round(TITLED * best.ocr, 4), evidence={"titled": 1.0})
 
 
 def _spaceless(text: str) -> str:

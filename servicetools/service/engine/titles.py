@@ -15,7 +15,7 @@ from .lines import Line
 from .results import EngineValue
 from .shapes import DATE
 
-__all__ = ["letter_date", "letter_head", "title_date", "title_number"]
+__all__ = ["TITLED", "letter_date", "letter_head", "title_date", "title_noun", "title_number"]
 
 # A letter's date after its place: "München, den 01.11.2024", "Paris, le 5 mars 2024".
 _PLACE_DATE = re.compile(rf"[^\W\d_][\w.-]+,\s*(?:den|le|il|el|de)?\s*({DATE.pattern})\s*$",
@@ -52,7 +52,8 @@ _TITLE_NUMBER = re.compile(
     r"(#?[A-Za-z0-9][\w./-]*\d[\w./-]*)"
     # A title line that is the title and a code alone: "Invoice 103767", "FACTURE F-2024-7".
     rf"|^\s*{_TITLE_WORD}\s+(#?[A-Za-z0-9][\w./-]*\d[\w./-]*)\s*$", re.IGNORECASE)
-_TITLED = 0.5
+#: The raw score of a value a title names (calibration.py maps it).
+TITLED = 0.5
 
 
 def _titled(lines: list[Line], pattern: re.Pattern[str]) -> EngineValue | None:
@@ -63,7 +64,7 @@ def _titled(lines: list[Line], pattern: re.Pattern[str]) -> EngineValue | None:
         match = pattern.search(line.text)
         if match:
             text = next(group for group in match.groups() if group).rstrip(".,;:")
-            return EngineValue(text, _TITLED, evidence={"titled": 1.0})
+            return EngineValue(text, TITLED, evidence={"titled": 1.0})
     return None
 
 
@@ -96,3 +97,33 @@ def title_date(lines: list[Line]) -> EngineValue | None:
 def title_number(lines: list[Line]) -> EngineValue | None:
     """The number a title line names ("Invoice #23413561D")."""
     return _titled(lines, _TITLE_NUMBER)
+
+
+# Documents that number themselves under their own noun: an "ORDER" under "Order #" or
+# "Order / Rev:", a "CONTRACT" under "Contract No", a "STATEMENT" under "Statement #".
+_NOUNS = frozenset({
+    "invoice", "order", "contract", "statement", "quote", "quotation", "estimate",
+    "receipt", "agreement", "confirmation", "proposal", "rechnung", "auftrag",
+    "bestellung", "vertrag", "angebot", "facture", "commande", "contrat", "devis",
+    "factuur", "bestelling", "offerte", "factura", "pedido", "contrato",
+    "presupuesto", "fattura", "ordine", "contratto", "preventivo",
+})
+# Words that may stand before the noun in a title: "SALES ORDER", "Purchase Order",
+# "Broadcast Contract", "Order Confirmation".
+_TITLE_LINE = re.compile(r"^\s*(?:[^\W\d_]+\s+){0,2}?([^\W\d_]+)\s*$")
+_TOP_LINES = 8
+
+
+def title_noun(lines: list[Line]) -> str:
+    """The noun of the document's title, a line of one to three words at the top of its
+    first page ("ORDER", "Sales Contract"), lower case; "" when none is found."""
+    for line in lines[:_TOP_LINES]:
+        if line.page != lines[0].page:
+            break
+        match = _TITLE_LINE.match(line.text)
+        if match:
+            nouns = [w for w in re.findall(r"[^\W\d_]+", line.text.lower()) if w in _NOUNS]
+            if nouns:
+                return nouns[0]  # "Order Confirmation" numbers the order
+    return ""
+
