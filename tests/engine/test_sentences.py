@@ -90,6 +90,25 @@ def test_a_letter_agreement_names_its_parties_over_their_addresses() -> None:
     assert _values(unsigned, CONTRACTS)["parties"] == [""]
 
 
+def test_the_parties_listed_under_their_heading() -> None:
+    listed = stacked(
+        "COVENANT NOT TO COMPETE AND NON-DISCLOSURE AGREEMENT", "PARTIES:",
+        "Charles D. Denson (EMPLOYEE)", "and",
+        "NIKE, Inc., and its parent, divisions, subsidiaries and affiliates. (NIKE):",
+        "RECITALS:", "A. This Agreement is executed upon the EMPLOYEE's advancement.")
+    found = extract_all(listed, CONTRACTS)["parties"]
+    assert [v.text for v in found.values] == ["Charles D. Denson", "NIKE, Inc."]
+    assert all(v.confidence < 0.9 for v in found.values)
+
+
+def test_one_party_alone_is_a_list_read_short() -> None:
+    # A labelled name may be sure, but an agreement has two parties at least: one
+    # alone never reaches the auto-accept line.
+    labelled = stacked("Parties: Charles D. Denson", "Recitals follow.")
+    [value] = extract_all(labelled, CONTRACTS)["parties"].values
+    assert value.text == "Charles D. Denson" and value.confidence < 0.9
+
+
 def test_one_end_of_a_printed_range_for_a_target_asking_for_it() -> None:
     form = stacked("KPTH Invoice # 1336165-2", "Flight Dates 01/28/20 - 02/03/20",
                    "Gross Total $5,625.00")

@@ -36,7 +36,7 @@ from rapidfuzz import fuzz, process
 
 from ...wire.values import parse_amount
 from .amounts import ROUNDED, after_rounding, qualified, rounded
-from .calibration import calibrated
+from .calibration import UNGROUNDED_CEILING, calibrated
 from .currency import LOCALES as _LOCALES
 from .currency import currency_code, printed_currency
 from .lines import Line
@@ -64,7 +64,7 @@ from .roles import (
     field_words_only,
     understand,
 )
-from .sentences import stated_values
+from .sentences import PARTIES, stated_values
 from .shapes import AMOUNT, Shape, validates
 from .titles import TITLED, letter_date, title_date, title_noun, title_number
 from .vocabulary import block_headings, described_aliases, translations
@@ -453,6 +453,10 @@ def extract_fields(
                 # Values no label grounds stay under 0.9 (calibration.UNGROUNDED_CEILING).
                 value.confidence = calibrated(f"{kind}:{read}", value.confidence,
                                               evidence=value.evidence)
+        found = [v for v in result[str(target.get("id", ""))] if v.text]
+        if len(found) == 1 and target.get("is_multiple") and understand(target).stated == PARTIES:
+            # An agreement has two parties at least: one alone is a list read short.
+            found[0].confidence = min(found[0].confidence, UNGROUNDED_CEILING)
     return result
 
 

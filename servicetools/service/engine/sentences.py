@@ -11,8 +11,9 @@ the sentences that hold a value of the target's kind (roles.py reads the kind):
 - ``duration``: a number of days, weeks, months or years, as printed ("two (2) years");
 - ``parties``: the names after "between" in the agreement's opening sentence, each a
   value (a qualifier such as ", a Delaware corporation" or "(the "Company")" dropped);
-  in a letter agreement without such a sentence, the sender's and the addressee's
-  names heading their address blocks above the salutation.
+  without such a sentence, the names in the block under a "Parties:" heading, and in a
+  letter agreement the sender's and the addressee's names heading their address
+  blocks above the salutation.
 
 Nothing here grounds a value the way a label does, so its confidence stays low (fields.py
 keeps every ungrounded value under 0.9).
@@ -90,7 +91,7 @@ def stated_values(lines: list[Line], target: dict[str, Any], kind: str) -> list[
     cues = _stems(f"{target.get('name') or ''} {target.get('description') or ''}")
     cues |= _KIND_CUES.get(kind, frozenset())
     if kind == PARTIES:
-        return _parties(sentences) or _letter_parties(lines)
+        return _parties(sentences) or _listed_parties(lines, sentences) or _letter_parties(lines)
     pattern = _LAW if kind == JURISDICTION else _DURATION
     best: tuple[int, int, str] | None = None
     for index, sentence in enumerate(sentences):
@@ -134,31 +135,66 @@ _DEFINED = re.compile(r"\(\s*(?:the\s+)?[\"“”']\s*([^\"“”']{2,40}?)\s*[\
 def _parties(sentences: list[str]) -> list[EngineValue]:
     """The names after "between" in the first sentence that has one (an opening); a
     defined name of the document ("the Company", "Buyer") is no party's name."""
-    defined = {d.lower() for sentence in sentences for d in _DEFINED.findall(sentence)}
+    defined = _defined(sentences)
     for sentence in sentences[:40]:
         found = _BETWEEN.search(sentence)
         if not found:
             continue
-        rest = sentence[found.end():]
-        names = []
-        for piece in re.split(r"\s+and\s+|;", rest):
-            name = _QUALIFIER.sub("", piece).strip(" ,:\"“”")
-            last = name.split()[-1] if name.split() else ""
-            if name.endswith(".") and not _LEGAL_TAIL.match(last.split(",")[-1]):
-                name = name[:-1]  # the sentence's full stop, not "Inc."
-            # "Acme, Inc." is one name: a legal form after the comma belongs to it.
-            parts = [p.strip() for p in name.split(",")]
-            joined = parts[0]
-            for part in parts[1:]:
-                if not _LEGAL_TAIL.match(part):
-                    break
-                joined = f"{joined}, {part}"
-            bare = re.sub(r"^the\s+", "", joined, flags=re.IGNORECASE).lower()
-            if (joined and (joined[0].isupper() or joined[0].isdigit())
-                    and len(joined.split()) <= 8 and bare not in defined):
-                names.append(joined)
+        names = _names(sentence[found.end():], defined)
         if names:
             return [EngineValue(n, _PARTY, evidence={"sentence": 1.0, "parties": 1.0})
+                    for n in names[:_MAX_PARTIES]]
+    return []
+
+
+def _defined(sentences: list[str]) -> set[str]:
+    return {d.lower() for sentence in sentences for d in _DEFINED.findall(sentence)}
+
+
+def _names(rest: str, defined: set[str]) -> list[str]:
+    """The names of "X, a Delaware corporation, and Y LLC (the "Company")": each with
+    its qualifier dropped, lower-case phrases ("its parent, divisions") left out."""
+    names = []
+    for piece in re.split(r"\s+and\s+|;", rest):
+        name = _QUALIFIER.sub("", piece).strip(" ,:\"“”")
+        last = name.split()[-1] if name.split() else ""
+        if name.endswith(".") and not _LEGAL_TAIL.match(last.split(",")[-1]):
+            name = name[:-1]  # the sentence's full stop, not "Inc."
+        # "Acme, Inc." is one name: a legal form after the comma belongs to it.
+        parts = [p.strip() for p in name.split(",")]
+        joined = parts[0]
+        for part in parts[1:]:
+            if not _LEGAL_TAIL.match(part):
+                break
+            joined = f"{joined}, {part}"
+        bare = re.sub(r"^the\s+", "", joined, flags=re.IGNORECASE).lower()
+        if (joined and (joined[0].isupper() or joined[0].isdigit())
+                and len(joined.split()) <= 8 and bare not in defined):
+            names.append(joined)
+    return names
+
+
+# "PARTIES:" heading the parties' names, one block of lines joined by "and".
+_PARTIES_HEADING = re.compile(r"^\s*(?:the\s+)?parties\s*:?\s*$", re.IGNORECASE)
+# The next heading ends the block: "RECITALS:", "WHEREAS:", "1. Definitions:".
+_NEXT_HEADING = re.compile(r"^\s*(?:\S+\s+){0,2}\S+:\s*$")
+_LISTED_LINES = 8
+
+
+def _listed_parties(lines: list[Line], sentences: list[str]) -> list[EngineValue]:
+    """The names in the block under a "Parties:" heading ("Charles D. Denson (EMPLOYEE)
+    / and / NIKE, Inc., and its parent ... (NIKE):")."""
+    for index, line in enumerate(lines):
+        if not _PARTIES_HEADING.match(line.text):
+            continue
+        block = []
+        for following in lines[index + 1: index + 1 + _LISTED_LINES]:
+            if _NEXT_HEADING.match(following.text):
+                break
+            block.append(following.text)
+        names = _names(" ".join(block), _defined(sentences))
+        if names:
+            return [EngineValue(n, _PARTY, evidence={"listed": 1.0, "parties": 1.0})
                     for n in names[:_MAX_PARTIES]]
     return []
 
