@@ -126,8 +126,7 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
     if text and document.source:
         # pdfplumber's text strategy only reads camelot's tables again (_rereads): it is
         # not run on pages where camelot found none.
-        tabled = {f.page for f in found}
-        found += _rereads(_plumber(document, text, tabled), found)
+        found += _plumber(document, text, found)
     for page in missing:
         done[page.number] = ([f for f in found if f.page == page.number]
                              if page.source == "text" else _ruled_scan(page))
@@ -144,24 +143,63 @@ def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
         file.write(source)
         file.flush()
         handler = _handler(file.name, [p.number for p in pages])
-        for flavor, options in _CAMELOT.items():
-            # lattice draws the page to find its rules: a third of a second spent for
-            # nothing on a page without any.
-            numbers = [p.number for p in pages if flavor not in _ON_RULED_PAGES or p.ruled]
-            if not numbers:
-                continue
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # "No tables found on page-2", and such
-                    tables = handler(flavor, numbers, options)
-            except Exception:  # noqa: BLE001  the engine's own reader is left
-                log.warning("camelot (%s) could not read the document", flavor, exc_info=True)
-                continue
-            found += [Found(int(t.page),
-                            tuple(tuple(str(v) for v in row) for row in t.df.values.tolist()),
-                            _box(t), flavor, spans=_spans(t))
-                      for t in tables]
+        drawing = _GrayDrawing()
+        try:
+            for flavor, options in _CAMELOT.items():
+                if flavor == "lattice":
+                    options = {**options, "backend": drawing, "use_fallback": False}
+                # lattice draws the page to find its rules: a third of a second spent for
+                # nothing on a page without any.
+                numbers = [p.number for p in pages if flavor not in _ON_RULED_PAGES or p.ruled]
+                if not numbers:
+                    continue
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # "No tables found on page-2", and such
+                        tables = handler(flavor, numbers, options)
+                except Exception:  # noqa: BLE001  the engine's own reader is left
+                    log.warning("camelot (%s) could not read the document", flavor, exc_info=True)
+                    continue
+                found += [Found(int(t.page),
+                                tuple(tuple(str(v) for v in row) for row in t.df.values.tolist()),
+                                _box(t), flavor, spans=_spans(t))
+                          for t in tables]
+        finally:
+            drawing.close()
     return found
+
+
+class _GrayDrawing:
+    """camelot lattice's page image: drawn by PDFium in gray at the engine's own 150 dpi
+    (pages.py). camelot's default, 300 dpi in colour, cost 70 ms a page, about as much
+    as its table finding; the rules it finds on the real sets were the same."""
+
+    dpi = 150
+
+    def __init__(self) -> None:
+        self.documents: dict[str, Any] = {}
+
+    def _drawn(self, pdf_path: str, page: int) -> Any:
+        import pypdfium2 as pdfium
+
+        if pdf_path not in self.documents:
+            self.documents[pdf_path] = pdfium.PdfDocument(pdf_path)
+        return self.documents[pdf_path][page - 1].render(scale=self.dpi / 72, grayscale=True)
+
+    def to_array(self, pdf_path: str, page: int = 1) -> Any:
+        import numpy as np
+
+        gray = self._drawn(pdf_path, page).to_numpy()
+        gray = gray.reshape(gray.shape[0], gray.shape[1], -1)[:, :, :1]
+        return np.ascontiguousarray(np.repeat(gray, 3, axis=2))  # BGR, as OpenCV reads
+
+    def convert(self, pdf_path: str, png_path: str, page: int = 1) -> None:
+        self._drawn(pdf_path, page).to_pil().save(png_path)
+
+    def close(self) -> None:
+        for document in self.documents.values():
+            document.close()
+        self.documents.clear()
 
 
 def _spans(table: Any) -> tuple[tuple[float, float], ...]:
@@ -197,11 +235,14 @@ def _handler(path: str, numbers: list[int]
     return lambda flavor, pages, options: handler.parse(flavor=flavor, pages=pages, **options)
 
 
-def _plumber(document: Document, pages: list[Page], tabled: set[int]) -> list[Found]:
+def _plumber(document: Document, pages: list[Page], camelots: list[Found]) -> list[Found]:
     """pdfplumber's table finder on the pages: its "lines" strategy where the page draws
-    ruling lines, its "text" strategy on the `tabled` ones. Its tables are judged beside
-    camelot's: where camelot's finders split or merge a table's columns, it may not.
-    A page the loader kept parsed (DocumentCache.parsed_pages) is not parsed again."""
+    ruling lines, its "text" strategy on the pages where camelot found tables. Its
+    tables are judged beside camelot's: where camelot's finders split or merge a table's
+    columns, it may not. Only the tables `_rereads` keeps are read cell by cell (the
+    most of its time). A page the loader kept parsed (DocumentCache.parsed_pages) is not
+    parsed again."""
+    tabled = {f.page for f in camelots}
     import pdfplumber
 
     found: list[Found] = []
@@ -216,15 +257,17 @@ def _plumber(document: Document, pages: list[Page], tabled: set[int]) -> list[Fo
                 if not (page.ruled if flavor in _RULED else page.number in tabled):
                     continue
                 for table in opened.find_tables(settings):
+                    x0, top, x1, bottom = (float(v) for v in table.bbox)
+                    # In points with y upwards from the page's foot, as camelot's.
+                    box = (x0, page.height - bottom, x1, page.height - top)
+                    if not _rereads(page.number, box, flavor, camelots):
+                        continue
                     rows = tuple(tuple((text or "").strip() for text in row)
                                  for row in table.extract())
-                    x0, top, x1, bottom = (float(v) for v in table.bbox)
                     spans = tuple((page.height - float(r.bbox[3]), page.height - float(r.bbox[1]))
                                   for r in table.rows)
-                    # In points with y upwards from the page's foot, as camelot's.
-                    found.append(Found(page.number, rows,
-                                       (x0, page.height - bottom, x1, page.height - top),
-                                       flavor, spans=spans if len(spans) == len(rows) else ()))
+                    found.append(Found(page.number, rows, box, flavor,
+                                       spans=spans if len(spans) == len(rows) else ()))
     except Exception:  # noqa: BLE001  camelot's tables and the engine's reader are left
         log.warning("pdfplumber could not find the document's tables", exc_info=True)
     finally:
@@ -238,19 +281,15 @@ def _plumber(document: Document, pages: list[Page], tabled: set[int]) -> list[Fo
     return found
 
 
-def _rereads(others: list[Found], found: list[Found]) -> list[Found]:
-    """Of pdfplumber's tables, those in the place of one of camelot's (read again, its
-    columns or rows perhaps split better), and those drawn with rules where camelot
-    found none. Its text strategy also runs a page's text together into one table, around
-    the real ones or over a page of prose: alone, or where it matches none of camelot's
+def _rereads(page: int, box: tuple[float, float, float, float], flavor: str,
+             camelots: list[Found]) -> bool:
+    """Whether pdfplumber's table is kept: in the place of one of camelot's (read again,
+    its columns or rows perhaps split better), or drawn with rules where camelot found
+    none. Its text strategy also runs a page's text together into one table, around the
+    real ones or over a page of prose: alone, or where it matches none of camelot's
     tables, such a table is left out."""
-    kept = []
-    for table in others:
-        near = [_iou(f.box, table.box) for f in found if f.page == table.page]
-        if (any(share >= _SAME_PLACE for share in near)
-                or (table.flavor in _RULED and not any(near))):
-            kept.append(table)
-    return kept
+    near = [_iou(f.box, box) for f in camelots if f.page == page]
+    return any(share >= _SAME_PLACE for share in near) or (flavor in _RULED and not any(near))
 
 
 def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
