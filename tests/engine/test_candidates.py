@@ -78,6 +78,38 @@ def test_a_wrapped_description_joins_its_row_and_totals_end_the_items() -> None:
         ["Support plan", "1", "250.00", "250.00"]]}
 
 
+def _pitched_pdf(lines: list[tuple[float, Row]]) -> bytes:
+    """A one-page PDF of table rows, each drawn the given points under the one above."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer, pagesize=A4)
+    page.setFont("Helvetica", 10)
+    y = 720.0
+    for below, row in lines:
+        y -= below
+        for x, text in zip((60, 220, 330, 440), row, strict=False):
+            page.drawString(x + 4, y, text)
+    page.save()
+    return buffer.getvalue()
+
+
+def test_a_line_wrapped_closer_than_rows_are_joins_the_row_above() -> None:
+    # "American Indian/Alaska" wraps onto "Native", set closer than rows are; the
+    # heading of the rows under it stands a row's height below, as the rows do.
+    rows: list[tuple[float, Row]] = [
+        (0, ("Group", "Cases", "Rate", "Ratio")), (16, ("White", "78,744", "4.0", "1.0")),
+        (16, ("Hispanic", "12,609", "7.7", "1.9")),
+        (16, ("American Indian/Alaska", "707", "7.2", "1.8")), (11, ("Native",)),
+        (16, ("By sex",)), (16, ("Male", "45,116", "3.6", "1.0")),
+        (16, ("Female", "33,628", "4.6", "1.3")), (16, ("Other", "1,010", "2.2", "0.9"))]
+    document = load_document(_pitched_pdf(rows), "application/pdf")
+    cells = judged_cells(document, target("Group", "Cases", "Rate", "Ratio"))
+    assert grid(cells)[0][2:5] == [["American Indian/Alaska\nNative", "707", "7.2", "1.8"],
+                                   ["By sex", "", "", ""], ["Male", "45,116", "3.6", "1.0"]]
+
+
 def test_two_tables_on_a_page_go_each_to_the_target_named_like_it() -> None:
     staff: list[Row] = [("Team", "Staff", "Open roles", "Budget"), ("Sales", "12", "2", "400"),
                         ("Support", "8", "1", "250")]

@@ -534,17 +534,22 @@ def _body(table: Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, i
     body: list[tuple[str, ...]] = []
     ruled = [p for p, tree in trees.items() if tree and tree.get("rule_groups")]
     end = len(table.found.rows)
+    tight = _tight_rows(table)
     for index, row in enumerate(table.found.rows[table.header + 1:], table.header + 1):
         if not any(text.strip() for text in row):
             continue
         if any(_heads(row, tests, named) for tests, named in others):
             end = index
             break
-        if ruled and body and _continues(row, body[-1]):
+        wrapped = index in tight and index + 1 not in tight
+        if (ruled or wrapped) and body and _continues(row, body[-1]):
             # "Consulting services," / "March 2024": a description wrapped onto a row
-            # of its own in the found table is one cell of the row above. Only where the
-            # columns' rules say which hold numbers: in a table of names alone, a row
-            # with one cell is as often a heading of the rows under it.
+            # of its own in the found table is one cell of the row above. Where the
+            # columns' rules say which hold numbers, or where the row stands closer to
+            # the one above than rows do (and the next does not: "Defendants" over a
+            # row of numbers over "Sentenced" is one label centred on its row): in a
+            # table of names alone, a row with one cell is as often a heading of the rows
+            # under it, set at a row's distance.
             body[-1] = tuple(f"{above}\n{text}" if text.strip() else above
                              for above, text in zip(body[-1], row, strict=False))
             continue
@@ -554,6 +559,25 @@ def _body(table: Judged, trees: dict[int, Any], others: Sequence[tuple[_Tests, i
             break
         body.append(row)
     return body, end
+
+
+# A row whose height is under this share of the table's typical row height is a line
+# wrapped from the row above: "American Indian/Alaska" over "Native" (9.2 points against
+# rows of 11.8), where a heading of the rows under it is set at a row's height or more.
+_TIGHT = 0.85
+
+
+def _tight_rows(table: Judged) -> set[int]:
+    """Indexes of the found table's rows set closer than its rows are (its finder's
+    row spans; none where it gives none)."""
+    spans = table.found.spans
+    if len(spans) != len(table.found.rows) or len(spans) < table.header + 4:
+        return set()
+    heights = [top - bottom for bottom, top in spans]
+    typical = statistics.median(heights[table.header + 1:])
+    # The last row's span ends at the table's edge, whatever its line's height: a
+    # footnote under the table ("Source: ...") is not a wrapped line of the total.
+    return {i for i, height in enumerate(heights[:-1]) if height < _TIGHT * typical}
 
 
 def _heads(row: tuple[str, ...], tests: _Tests, named: int) -> bool:
