@@ -139,6 +139,7 @@ class Candidate:
     label_line: int = -1
     label_key: str = ""
     by_role: bool = False
+    goes_on: bool = False  # its label runs on into a longer one before the colon
 
     @property
     def quality(self) -> float:
@@ -577,11 +578,13 @@ def _candidate(
         placement = _BELOW
     if not words:
         return None
-    if label.inside or (shape.kind != "amount" and line == label.line
-                        and _label_goes_on(lines[line], label, words[-1])):
-        # "Alt Order #: WOC1249", "DATE DE FACTURE ASSOCIÉE : 30/11/2018": a longer
-        # label than the one sought.
-        placement *= _INSIDE
+    if label.inside:
+        placement *= _INSIDE  # "Alt Order #: WOC1249": a longer label than the one sought
+    # "DATE DE FACTURE ASSOCIÉE : 30/11/2018" for "Date de facture": a longer label too,
+    # which loses a tie to the label itself (it weighs in no confidence: on the real
+    # sets such values were right as often as others).
+    goes_on = shape.kind != "amount" and line == label.line and _label_goes_on(
+        lines[line], label, words[-1])
     if shape.kind == "amount" and line == label.line:
         placement *= qualified(lines[line], (label.start, label.end), words[0],
                                own_aliases(target), _role(target) == TAX)
@@ -643,6 +646,7 @@ def _candidate(
         specificity=len(label.key),
         shape_fit=shape.fits(text),
         valid=valid,
+        goes_on=goes_on,
     )
 
 
@@ -910,10 +914,11 @@ def _trim_to_shape(text: str, shape: Shape) -> str:
 
 
 def _choose(candidates: list[Candidate], multiple: bool) -> list[EngineValue]:
-    # On a tie the configuration's own labels beat translations ("Total" over "Amount
-    # Due" for a target that names only "Total"), then the most specific label wins.
-    best = max(candidates, key=lambda c: (c.quality, not c.translated, c.specificity,
-                                          -c.order[0]))
+    # On a tie a label beats a longer one it begins, the configuration's own labels beat
+    # translations ("Total" over "Amount Due" for a target that names only "Total"),
+    # then the most specific label wins.
+    best = max(candidates, key=lambda c: (c.quality, not c.goes_on, not c.translated,
+                                          c.specificity, -c.order[0]))
     if multiple:
         kept = [c for c in candidates if c.quality >= 0.5 * best.quality]
         kept.sort(key=lambda c: c.order)
