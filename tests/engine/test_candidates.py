@@ -25,7 +25,9 @@ from servicetools.service.engine.candidates import (
     FEATURES,
     Candidate,
     Found,
+    _judge,
     _rereads,
+    _tests,
     choose,
     found_tables,
     headed_pages,
@@ -108,6 +110,22 @@ def test_a_line_wrapped_closer_than_rows_are_joins_the_row_above() -> None:
     cells = judged_cells(document, target("Group", "Cases", "Rate", "Ratio"))
     assert grid(cells)[0][2:5] == [["American Indian/Alaska\nNative", "707", "7.2", "1.8"],
                                    ["By sex", "", "", ""], ["Male", "45,116", "3.6", "1.0"]]
+
+
+def test_a_heading_over_an_empty_column_names_the_values_beside_it() -> None:
+    # A finder set the heading "Name" a column right of its values: nothing stands
+    # under it, and the column of names beside it has no heading of its own.
+    rows = (("Code", "", "Name", "Count"), ("01", "Aguascalientes", "", "12"),
+            ("02", "Baja California", "", "7"), ("03", "Campeche", "", "3"))
+    found = Found(1, rows, (60, 500, 560, 700), "network")
+    judged = _judge(found, *_tests(target("Code", "Name", "Count")["header_schema"]),
+                    [0, 1, 2])
+    assert judged is not None and judged.columns == {0: 0, 1: 1, 2: 3}
+    # A column with values under its own heading is not taken.
+    headed = Found(1, (("Code", "Region", "Name", "Count"), *rows[1:]), found.box, "network")
+    judged = _judge(headed, *_tests(target("Code", "Name", "Count")["header_schema"]),
+                    [0, 1, 2])
+    assert judged is not None and judged.columns[1] == 2
 
 
 def test_two_tables_on_a_page_go_each_to_the_target_named_like_it() -> None:

@@ -472,10 +472,40 @@ def _judge(found: Found, tests: _Tests, named: int, positions: list[int],
         share = 2 * len(chosen) / (named + max(headings, len(chosen)))
         if best is None or share > best.share:
             columns = {position: column for column, position in chosen.items()}
-            best = Judged(found, _wrapped_heading(found.rows, header),
-                          _fill(columns, positions, len(found.rows[header])), share,
-                          _closeness(found.rows, header, chosen, names or {}))
+            last = _wrapped_heading(found.rows, header)
+            best = Judged(found, last, _beside_values(
+                _fill(columns, positions, len(found.rows[header])), found.rows, last),
+                share, _closeness(found.rows, header, chosen, names or {}))
     return best
+
+
+def _beside_values(columns: dict[int, int], rows: tuple[tuple[str, ...], ...],
+                   header: int) -> dict[int, int]:
+    """The columns with a heading over an empty column moved to the column of values
+    beside it that no heading names: a finder set "Nombre Municipio" a column right of
+    its names ("Aguascalientes" under no heading, nothing under the heading)."""
+    body = rows[header + 1:]
+    if not body:
+        return columns
+
+    def filled(column: int) -> int:
+        return sum(1 for row in body if column < len(row) and row[column].strip())
+
+    def headed(column: int) -> bool:
+        return any(column < len(row) and row[column].strip() for row in rows[:header + 1])
+
+    taken = set(columns.values())
+    moved = dict(columns)
+    for position, column in columns.items():
+        if filled(column):
+            continue
+        for beside in (column - 1, column + 1):
+            if (0 <= beside < len(rows[header]) and beside not in taken and not headed(beside)
+                    and filled(beside) * 2 >= len(body)):
+                moved[position] = beside
+                taken.add(beside)
+                break
+    return moved
 
 
 def _closeness(rows: tuple[tuple[str, ...], ...], header: int, chosen: dict[int, int],
