@@ -128,6 +128,16 @@ def test_a_heading_over_an_empty_column_names_the_values_beside_it() -> None:
     assert judged is not None and judged.columns[1] == 2
 
 
+def test_dot_leaders_are_no_part_of_a_cell() -> None:
+    rows: list[Row] = [("Region", "Sales", "Staff", "Stores"),
+                       ("North ..............", "1200", "15", "4"),
+                       ("South . . . . . . .", "950", "11", "3"), ("East...", "430", "6", "2")]
+    document = load_document(table_pdf((700, rows)), "application/pdf")
+    cells = tables_of(document, target("Region", "Sales", "Staff", "Stores"))["t-table"]
+    # An ellipsis of three dots is text, four or more lead the eye to the values.
+    assert [row[0] for row in grid(cells)[0]] == ["North", "South", "East..."]
+
+
 def test_two_tables_on_a_page_go_each_to_the_target_named_like_it() -> None:
     staff: list[Row] = [("Team", "Staff", "Open roles", "Budget"), ("Sales", "12", "2", "400"),
                         ("Support", "8", "1", "250")]

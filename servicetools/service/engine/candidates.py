@@ -48,7 +48,7 @@ from .lines import group_lines, page_lines
 from .page_model import Document, Page, Word
 from .results import EngineCell
 from .shapes import validates
-from .tables import OwnTable, assign, closes_items, heading_test
+from .tables import OwnTable, assign, closes_items, heading_test, without_leaders
 
 __all__ = ["Candidate", "FEATURES", "Found", "Judged", "Proposal", "choose", "found_candidates",
            "found_tables", "headed_pages", "judged_cells", "load_scoring", "own_candidates",
@@ -765,7 +765,8 @@ def found_candidates(document: Document, target: dict[str, Any],
             continue
         contested[id(judgement)] = max(rival, default=(0.0, 0.0))[0]
         rows, end = _body(judgement, trees, others_tests)
-        grid = [[row[c].strip() if (c := judgement.columns.get(p)) is not None and c < len(row)
+        grid = [[without_leaders(row[c].strip())
+                 if (c := judgement.columns.get(p)) is not None and c < len(row)
                  else "" for p in positions] for row in rows]
         width = len(judgement.found.rows[judgement.header])
         box = judgement.found.box

@@ -349,6 +349,18 @@ def extract_table(
 
 _Row = dict[int, list[tuple[Word, float, int]]]  # column -> (word, band fit, line)
 
+# Dot leaders: a run of four or more dots (spaced or not, or "…") leading the eye from a
+# row's label to its values ("0.99 ..........  800"). Typography, not the cell's text; an
+# ellipsis of three dots stays.
+_LEADERS = re.compile(r"[ \t]*(?:[.…·][ \t]?){4,}[ \t]*")
+
+
+def without_leaders(text: str) -> str:
+    """The cell's text without dot leaders: "0.99 ........" -> "0.99"."""
+    if not any(mark in text for mark in ("....", "…", ". . .", "··")):
+        return text  # most cells: no regex pass
+    return _LEADERS.sub(" ", text).strip()
+
 
 def _rows(
     lines: list[Line], header: Header, headers: list[list[Band] | None]
@@ -442,7 +454,7 @@ def _cell(
     lines: dict[int, list[str]] = {}
     for word, _, line in entries:
         lines.setdefault(line, []).append(word.text)
-    text = "\n".join(" ".join(words) for _, words in sorted(lines.items()))
+    text = without_leaders("\n".join(" ".join(words) for _, words in sorted(lines.items())))
     ocr = statistics.fmean(word.confidence for word, _, _ in entries)
     fit = statistics.fmean(f for _, f, _ in entries)
     valid = validates(text, trees.get(column))
