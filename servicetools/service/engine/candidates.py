@@ -46,6 +46,7 @@ from ...wire.values import parse_number
 from .calibration import cell_confidence
 from .lines import group_lines, page_lines
 from .page_model import Document, Page, Word
+from .pages import PAGE_DPI
 from .results import EngineCell
 from .shapes import validates
 from .tables import OwnTable, assign, closes_items, heading_test, without_leaders
@@ -170,11 +171,12 @@ def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
 
 
 class _GrayDrawing:
-    """camelot lattice's page image: drawn by PDFium in gray at the engine's own 150 dpi
-    (pages.py). camelot's default, 300 dpi in colour, cost 70 ms a page, about as much
-    as its table finding; the rules it finds on the real sets were the same."""
+    """camelot lattice's page image: drawn by PDFium in gray at the engine's own
+    resolution (pages.PAGE_DPI, 150). camelot's default, 300 dpi in colour, cost 70 ms
+    a page, about as much as its table finding; the rules it finds on the real sets
+    were the same."""
 
-    dpi = 150
+    dpi = PAGE_DPI
 
     def __init__(self) -> None:
         self.documents: dict[str, Any] = {}
@@ -242,8 +244,9 @@ def _plumber(document: Document, pages: list[Page], camelots: list[Found]) -> li
     columns, it may not. Only the tables `_rereads` keeps are read cell by cell (the
     most of its time). A page the loader kept parsed (DocumentCache.parsed_pages) is not
     parsed again."""
-    tabled = {f.page for f in camelots}
     import pdfplumber
+
+    tabled = {f.page for f in camelots}
 
     found: list[Found] = []
     parsed = document.cache.parsed_pages

@@ -22,7 +22,7 @@ from .page_model import Document, Page, Word
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["UnreadableDocument", "load_document"]
+__all__ = ["PAGE_DPI", "UnreadableDocument", "load_document"]
 
 PDF = "application/pdf"
 IMAGE_TYPES = ("image/png", "image/jpeg")
@@ -43,7 +43,11 @@ class UnreadableDocument(Exception):
         self.message = message
 
 
-def load_document(data: bytes, content_type: str, *, dpi: int = 150) -> Document:
+#: The resolution a page is drawn at (its image, and camelot's ruling-line finder).
+PAGE_DPI = 150
+
+
+def load_document(data: bytes, content_type: str, *, dpi: int = PAGE_DPI) -> Document:
     """Render every page to PNG and find its words (text layer, else OCR)."""
     if content_type == PDF:
         parsed: dict[int, Any] = {}
