@@ -179,6 +179,24 @@ def test_headings_repeated_over_a_schedule_do_not_label_the_period(stated: bool)
     assert (values["t-start"], values["t-end"]) == ("09/29/20", "10/05/20")
 
 
+def test_headings_of_a_wide_table_printed_once_do_not_label_the_period() -> None:
+    # One week under "Start Date  End Date  Weekdays  Spots/Week  Rate": a row of the
+    # schedule, printed once. The period the order states under "Contract Dates" is the
+    # one the targets ask for, though the headings are the targets' own names.
+    phrases = [("Contract Dates", 0.05, 0.08), ("09/29/20 - 10/01/20", 0.05, 0.105)]
+    for text, x in (("Start Date", 0.10), ("End Date", 0.25), ("Weekdays", 0.40),
+                    ("Spots/Week", 0.55), ("Rate", 0.70)):
+        phrases.append((text, x, 0.30))
+    for text, x in (("Week: 09/28/20", 0.04), ("10/04/20", 0.25), ("MTW----", 0.40),
+                    ("2", 0.55), ("$75.00", 0.70)):
+        phrases.append((text, x, 0.325))
+    values = field_values(extract_all(placed(*phrases), _schedule_configuration()))
+    assert (values["t-start"], values["t-end"]) == ("09/29/20", "10/01/20")
+    # Without a stated period, the row's dates are what the page has.
+    alone = field_values(extract_all(placed(*phrases[2:]), _schedule_configuration()))
+    assert alone["t-end"] == "10/04/20"
+
+
 def test_the_owner_is_passed_over_when_ocr_sets_words_inside_owned_by(
     receipts_config: dict[str, Any],
 ) -> None:

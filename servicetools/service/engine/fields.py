@@ -140,6 +140,7 @@ class Candidate:
     label_key: str = ""
     by_role: bool = False
     goes_on: bool = False  # its label runs on into a longer one before the colon
+    in_row: bool = False  # read under a heading of a wide table's row (_table_row)
 
     @property
     def quality(self) -> float:
@@ -387,8 +388,12 @@ def extract_fields(
             # again and again labels each row's dates. A label printed once wins; with
             # none, the period the document states once ("09/29/20 - 10/05/20").
             once = [c for c in candidates if (c.label_line, c.label_key) not in headings]
+            # Printed once over a row of a wide table ("Start Date  End Date  Weekdays
+            # Spots/Week  Rate" over one week), it still labels that row's dates: a label
+            # of the document's period, if any, says more.
+            outside = [c for c in once if not c.in_row]
             if once:
-                candidates = once
+                candidates = outside or once
             else:
                 period = _range_end(lines, _shape(target), understood.end)
         if stated and (values := stated_values(lines, target, stated)):
@@ -647,6 +652,7 @@ def _candidate(
         shape_fit=shape.fits(text),
         valid=valid,
         goes_on=goes_on,
+        in_row=line != label.line and _table_row(lines[label.line], lines[line]),
     )
 
 
@@ -889,6 +895,19 @@ def _label_goes_on(line: Line, label: Label, last: Word) -> bool:
     # Digits are the value's, not a label's ("Date 12/03 Zeit: 10:00").
     return bool(extra) and not any(w.text == "/" or _NAME_WORD.fullmatch(w.text)
                                    or any(c.isdigit() for c in w.text) for w in extra)
+
+
+# Phrases a row of headings and the row under it hold at least to be a table's.
+_TABLE_COLUMNS = 4
+
+
+def _table_row(heading: Line, row: Line) -> bool:
+    """A row of column headings without colons over a row of as many values ("Start Date
+    End Date Weekdays Spots/Week Rate" over "Week: 03/02/20 03/08/20 M------ 1 $75.00"):
+    each value under a heading is one row's of a table, not the document's own."""
+    return (len(_phrase_starts(heading)) >= _TABLE_COLUMNS
+            and len(_phrase_starts(row)) >= _TABLE_COLUMNS
+            and not any(w.text.endswith(_COLONS) for w in heading.words))
 
 
 def _label_like(word: Word) -> bool:
