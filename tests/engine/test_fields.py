@@ -125,6 +125,13 @@ def test_a_label_that_goes_on_before_its_colon_is_a_longer_label(
     assert field_values(alone)["t-invoice-date"] == "30/11/2018"
 
 
+def test_an_account_number_in_parentheses_is_no_part_of_a_name(
+    invoices_config: dict[str, Any],
+) -> None:
+    document = line_document("Bill To: AB PAC (33483)", "Total: 10.00")
+    assert field_values(extract_all(document, invoices_config))["t-customer"] == "AB PAC"
+
+
 def test_value_stops_at_the_next_label_and_at_a_wide_gap(invoices_config: dict[str, Any]) -> None:
     document = line_document(
         "Vendor: Initech Date: 2024-05-06", "Customer: Umbrella Corp", ("Page 1", 0.8)

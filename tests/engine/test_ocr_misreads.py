@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from servicetools.service.engine.lookalikes import lookalike_ratio
+from servicetools.service.engine.lookalikes import digits_read_as_letters, lookalike_ratio
 from servicetools.service.engine.names import misread_legal_forms
 
 from ..support.engine_documents import (
@@ -36,6 +36,14 @@ def test_lookalike_ratio_counts_confused_characters_as_near() -> None:
     assert lookalike_ratio("sdnbhd", "sdn8hd") == lookalike_ratio("sdn8hd", "sdnbhd")
     assert lookalike_ratio("", "") == 1.0
     assert lookalike_ratio("abc", "") == 0.0
+
+
+@pytest.mark.parametrize(("read", "meant"), [
+    ("o2/26/20-", "02/26/20-"), ("l0/12/2020", "10/12/2020"), ("|2/05/20", "12/05/20"),
+    # Words, not numbers: other letters, too few digits, too many letters.
+    ("Oct", "Oct"), ("2nd", "2nd"), ("Io", "Io"), ("O1", "O1"), ("1O.O5.2O2O", "1O.O5.2O2O")])
+def test_digits_read_as_letters_are_put_back_in_numbers_only(read: str, meant: str) -> None:
+    assert digits_read_as_letters(read) == meant
 
 
 @pytest.mark.parametrize("label", ["lotal Sales (Incl. GST)", "1olal"])

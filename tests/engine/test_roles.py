@@ -203,6 +203,41 @@ def test_a_range_with_weekday_names_and_a_clause_is_no_name() -> None:
     assert found["t-client"].values[0].text == ""  # a clause of the terms, not a name
 
 
+def _flight_configuration() -> dict[str, Any]:
+    def date(target_id: str, name: str) -> dict[str, Any]:
+        return {"id": target_id, "type": "field", "name": name, "example": "02/26/20",
+                "description": "One end of the flight.", "is_multiple": False}
+    return {"extraction_targets": [date("t-start", "Flight Start"), date("t-end", "Flight End")]}
+
+
+def test_a_range_whose_end_stands_apart_from_its_start() -> None:
+    # The end set further from the start than a phrase's words: still the range's end.
+    document = placed(("Flight Dates: Wednesday, February 12, 2020 to", 0.05, 0.1),
+                      ("Monday, February 17, 2020", 0.62, 0.1))
+    found = extract_all(document, _flight_configuration())
+    assert found["t-end"].values[0].text == "February 17, 2020"
+    assert found["t-start"].values[0].text == "February 12, 2020"
+
+
+def test_a_range_misread_by_ocr_gives_each_end() -> None:
+    # "0" read as "o" and the dash glued to the first date: the start is the first date,
+    # not the one date of the shape left.
+    document = placed(("Contract Dates", 0.5, 0.1), ("o2/26/20- 03/03/20", 0.5, 0.125))
+    found = extract_all(document, _flight_configuration())
+    assert (found["t-start"].values[0].text, found["t-end"].values[0].text) == (
+        "02/26/20", "03/03/20")
+
+
+def test_a_date_after_a_range_joint_is_no_start() -> None:
+    # The range's start stands left of where the label's value is read ("to 03/03/20"):
+    # the date under the label ends a range, it does not start one.
+    document = placed(("Contract Dates", 0.5, 0.1), ("02/26/20 -", 0.3, 0.125),
+                      ("03/03/20", 0.5, 0.125))
+    found = extract_all(document, _flight_configuration())
+    assert found["t-start"].values[0].text == "02/26/20"  # the page's range, unlabelled
+    assert found["t-end"].values[0].text == "03/03/20"
+
+
 def test_a_value_after_two_labels_joined_by_a_slash() -> None:
     configuration = {"extraction_targets": [{
         "id": "t-order", "type": "field", "name": "Order Number",

@@ -40,7 +40,7 @@ from .calibration import UNGROUNDED_CEILING, calibrated
 from .currency import LOCALES as _LOCALES
 from .currency import currency_code, printed_currency
 from .lines import Line
-from .lookalikes import lookalike_ratio
+from .lookalikes import digits_read_as_letters, lookalike_ratio
 from .names import (
     address_below,
     footer_name,
@@ -596,7 +596,12 @@ def _candidate(
         if after_rounding(lines, line):
             placement *= ROUNDED
     # "Invoice #:SI-72004": OCR glued the label's end to the value.
-    text = _trim_to_shape(_without_label_end(" ".join(w.text for w in words)), shape)
+    text = _without_label_end(" ".join(w.text for w in words))
+    if shape.kind == "date":
+        # "o2/26/20- 03/03/20": a range whose first date OCR misread would give its end
+        # as the start.
+        text = _repaired_dates(text)
+    text = _trim_to_shape(text, shape)
     if not text:
         return None
     if shape.kind in _STRICT and not shape.fits(text) and not shape.fits(_respace(text)):
@@ -610,6 +615,10 @@ def _candidate(
         return None  # "From all around the world": a phrase in lower case is no name
     if wants_name and (title_words_only(text) or field_words_only(text)):
         return None  # "FROM   INVOICE # US-001": the next label's title, not the name
+    if wants_name:
+        # "AB PAC (33483)", "SANYU SUPPLY SDN BHD (1135772-K)": the account or
+        # registration number in parentheses after a name is no part of it.
+        text = _CODE_NOTE.sub("", text).strip() or text
     if wants_name and _identifier(text):
         # "GLN 4304171000002" over the buyer's name, "N° de client : REFCLI0215": a
         # number is no name. Under the label, the name may follow on the next line.
@@ -619,9 +628,19 @@ def _candidate(
         text = " ".join(w.text for w in words)
         if not text or _identifier(text) or label_key(text) in block_headings():
             return None
+    if shape.kind == "date" and understand(target).end == "start" and _after_joint(
+            lines[line], words[0]):
+        return None  # "o2/26/20- 03/03/20": the range's end, its start misread
     if shape.kind == "date" and understand(target).end == "end":
         # "Flight Dates 01/28/20 - 02/03/20" for a target asking for the end: the last date.
         ends = _range(" ".join(w.text for w in words), shape)
+        if ends is None:
+            # Its end set further apart than a phrase's words ("Wednesday, February 12,
+            # 2020 to   Monday, February 17, 2020"): the range the value opens.
+            at = next(i for i, w in enumerate(lines[line].words) if w is words[0])
+            ends = _range(" ".join(w.text for w in lines[line].words[at:]), shape)
+            if ends and not text.startswith(ends[0]):
+                ends = None
         if ends:
             text = ends[1]
     if shape.kind == "code" and " / " in text:
@@ -1052,9 +1071,29 @@ def _range_end(lines: list[Line], shape: Shape, end: str) -> EngineValue | None:
     return None
 
 
+# A range's dash glued to the date before it ("02/26/20- 03/03/20").
+_GLUED_JOINT = re.compile(r"(\d)([-–—])(?=\s|$)")
+
+
+def _repaired_dates(text: str) -> str:
+    """Dates as printed, not as misread: digits OCR took for letters put back, a range's
+    dash glued to a date set apart ("o2/26/20- 03/03/20" -> "02/26/20 - 03/03/20")."""
+    return _GLUED_JOINT.sub(r"\1 \2", " ".join(digits_read_as_letters(t) for t in text.split()))
+
+
+def _after_joint(line: Line, first: Word) -> bool:
+    """The value's first word follows a range's joint ("... - 03/03/20", "02/26/20-")."""
+    at = next((i for i, w in enumerate(line.words) if w is first), 0)
+    if at == 0:
+        return False
+    before = line.words[at - 1].text
+    return before.endswith(("-", "–", "—")) or bool(_RANGE_JOIN.fullmatch(before))
+
+
 def _range(text: str, shape: Shape) -> tuple[str, str] | None:
     """The two ends of the first printed range of the text ("01/28/20 - 02/03/20"), if
     any: two values of the shape with only a range's joint between them."""
+    text = _repaired_dates(text)
     values = shape.find(text)
     for first, second in zip(values, values[1:], strict=False):
         at = text.find(first)

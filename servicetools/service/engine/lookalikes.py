@@ -6,7 +6,7 @@ reading code, and matching what was read is not reading.
 
 from __future__ import annotations
 
-__all__ = ["lookalike_ratio"]
+__all__ = ["digits_read_as_letters", "lookalike_ratio"]
 
 # Characters the recogniser mistakes for one another ("lotal", "1olal" for "Total";
 # "B" read as "8" or "3", "Tatal" for "Total"): within a group a substitution costs a
@@ -33,3 +33,19 @@ def lookalike_ratio(a: str, b: str) -> float:
         previous = row
     total = len(a) + len(b)
     return 1.0 - previous[-1] / total if total else 1.0
+
+
+# Letters the recogniser reads for digits inside a number ("o2/26/20" for "02/26/20").
+_AS_DIGITS = str.maketrans({"o": "0", "O": "0", "l": "1", "I": "1", "|": "1"})
+
+
+def digits_read_as_letters(word: str) -> str:
+    """A word of digits with a letter or two the recogniser took for digits, put back
+    ("o2/26/20-" -> "02/26/20-"); any other word as it is. At most two letters, and
+    digits at least twice as many as them, so "Oct" or "Io" stay words."""
+    letters = sum(c in "oOlI|" for c in word)
+    if not letters or letters > 2 or sum(c.isdigit() for c in word) < 2 * letters:
+        return word
+    if any(c.isalpha() and c not in "oOlI" for c in word):
+        return word  # "2nd", "Rev1": a word with other letters is no misread number
+    return word.translate(_AS_DIGITS)
