@@ -630,14 +630,14 @@ def _candidate(
             return None
     if shape.kind == "date" and understand(target).end == "start" and _after_joint(
             lines[line], words[0]):
-        return None  # "o2/26/20- 03/03/20": the range's end, its start misread
+        return None  # "02/26/20 -" left of the value's words: "03/03/20" ends the range
     if shape.kind == "date" and understand(target).end == "end":
         # "Flight Dates 01/28/20 - 02/03/20" for a target asking for the end: the last date.
         ends = _range(" ".join(w.text for w in words), shape)
         if ends is None:
             # Its end set further apart than a phrase's words ("Wednesday, February 12,
             # 2020 to   Monday, February 17, 2020"): the range the value opens.
-            at = next(i for i, w in enumerate(lines[line].words) if w is words[0])
+            at = next((i for i, w in enumerate(lines[line].words) if w is words[0]), 0)
             ends = _range(" ".join(w.text for w in lines[line].words[at:]), shape)
             if ends and not text.startswith(ends[0]):
                 ends = None
