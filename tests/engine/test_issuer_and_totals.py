@@ -11,7 +11,7 @@ import pytest
 
 from servicetools.service.engine import Document
 
-from ..support.engine_documents import extract_all, field_values, placed, stacked
+from ..support.engine_documents import extract_all, field_values, line_document, placed, stacked
 
 
 def _whole_page(configuration: dict[str, Any]) -> dict[str, Any]:
@@ -149,6 +149,19 @@ def test_an_amount_behind_another_label_is_not_the_first_labels(
     values = field_values(extract_all(document, invoices_config))
     assert values["t-tax"] != "120 000,00 €"
     assert values["t-total"] == "233,47 €"
+
+
+def test_amounts_that_do_not_add_up_are_not_auto_accepted(
+    invoices_config: dict[str, Any],
+) -> None:
+    # One of the three is wrong, and nothing says which: none reaches 0.9.
+    def confidences(total: str) -> dict[str, float]:
+        document = line_document("Invoice No: 4711", "Subtotal: 100.00", "Tax: 19.00",
+                                 f"Total: {total}")
+        found = extract_all(document, invoices_config)
+        return {t: found[t].values[0].confidence for t in ("t-subtotal", "t-tax", "t-total")}
+    assert max(confidences("129.00").values()) < 0.9
+    assert min(confidences("119.00").values()) >= 0.9
 
 
 def _schedule_configuration() -> dict[str, Any]:

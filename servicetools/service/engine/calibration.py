@@ -45,6 +45,10 @@ UNGROUNDED_CEILING = 0.88
 # agency's, and every such value of the dev sets (4 on tuning halves, 5 on check halves,
 # over three sets) was wrong.
 _GROUNDS = ("labelled", "titled")
+# Evidence that keeps a grounded value under 0.9 all the same: a party by its role's
+# label alone (above), and a subtotal, tax and total that do not add up (one of the
+# three at least is wrong, and nothing says which).
+_DOUBTS = ("party_by_role", "sums_not")
 #: Evidence of a cell that is no input of the ``cells`` model.
 CELL_UNFITTED = ("raw",)
 
@@ -93,7 +97,8 @@ def calibrated(kind: str, raw: float, table: dict[str, Any] | None = None,
         score = model["intercept"] + sum(
             weights.get(name, 0.0) * value for name, value in features(raw, evidence).items())
         value = 1 / (1 + math.exp(-max(-30.0, min(30.0, score))))
-        if not any(evidence.get(ground) for ground in _GROUNDS) or evidence.get("party_by_role"):
+        if not any(evidence.get(ground) for ground in _GROUNDS) or any(
+                evidence.get(doubt) for doubt in _DOUBTS):
             value = min(value, UNGROUNDED_CEILING)
         return round(min(_CEILING, max(_FLOOR, value)), 4)
     kinds = table.get("kinds", {})

@@ -494,7 +494,9 @@ def _check_sum(lines: list[Line], targets: list[dict[str, Any]],
     When no total label holds it, the sum printed on the page is the total under a label
     the engine does not know ("Due payable: 571.04 €" under "Net total: 496.00 €",
     "VAT total: 75.04 €"), kept below auto-accept as a value no label grounds.
-    Whether the chosen total adds up is kept as evidence for the calibration.
+    Whether the chosen total adds up is kept as evidence for the calibration; when it
+    does not, the three values say so (one of them at least is wrong, and nothing says
+    which: none is auto-accepted, calibration.calibrated).
     """
     roles = {role: str(t.get("id", "")) for t in targets if (role := _role(t))}
     if set(roles) != {"subtotal", "tax", "total"}:
@@ -518,7 +520,10 @@ def _check_sum(lines: list[Line], targets: list[dict[str, Any]],
     if printed is not None:
         result[roles["total"]] = [printed]
         return
-    chosen.evidence["sums_not"] = 1.0
+    for role in ("subtotal", "tax", "total"):
+        for value in result[roles[role]]:
+            if value.text:
+                value.evidence["sums_not"] = 1.0
 
 
 def _printed_amount(lines: list[Line], amount: Decimal) -> EngineValue | None:
