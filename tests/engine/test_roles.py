@@ -238,6 +238,19 @@ def test_a_date_after_a_range_joint_is_no_start() -> None:
     assert found["t-end"].values[0].text == "03/03/20"
 
 
+def test_a_label_the_description_rules_out_gives_way_to_any_other() -> None:
+    configuration = {"extraction_targets": [{
+        "id": "t-gross", "type": "field", "name": "Order Cost", "example": "1,200.00",
+        "description": "What the order costs (the gross total, not the smaller net amount).",
+        "is_multiple": False}]}
+    both = extract_all(stacked("Total: 100.00", "Net Total: 85.00"), configuration)
+    assert both["t-gross"].values[0].text == "100.00"
+    # Alone (no commission taken, net is gross), it is still read, less surely.
+    alone = extract_all(stacked("Net Total: 85.00"), configuration)["t-gross"].values[0]
+    assert alone.text == "85.00"
+    assert alone.confidence < both["t-gross"].values[0].confidence
+
+
 def test_a_value_after_two_labels_joined_by_a_slash() -> None:
     configuration = {"extraction_targets": [{
         "id": "t-order", "type": "field", "name": "Order Number",

@@ -108,6 +108,8 @@ _PHRASE_GAP = 1.5
 # A label that ends a longer phrase ("Alt Order #:", "Customer PO #:") is more often that
 # longer label's: its value counts less than one under the label itself.
 _INSIDE = 0.8
+# A label of the role that names what the target's description rules out.
+_AVOIDED = 0.5
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,10 @@ def _worded_aliases(target: dict[str, Any]) -> dict[str, str]:
 # The ways one number's label is printed: "Contract Number", "Contract No.", "Contract #",
 # "Contract Nr", "Contract ID", and "Contract" alone before its number.
 _NUMBER_SUFFIX = re.compile(r"^(.*?\w)\s*(?:number|no\.?|#|nr\.?|id|num\.?)$", re.IGNORECASE)
+
+
+def _avoided_keys(target: dict[str, Any]) -> frozenset[str]:
+    return frozenset(label_key(label) for label in understand(target).avoided)
 
 
 def _number_siblings(phrase: str) -> list[str]:
@@ -590,6 +596,10 @@ def _candidate(
         return None
     if label.inside:
         placement *= _INSIDE  # "Alt Order #: WOC1249": a longer label than the one sought
+    if label.translated and label.key in _avoided_keys(target):
+        # "Net Total" for a gross total described as "not the smaller net amount": any
+        # other label says more; with none, where no commission is taken, it is the one.
+        placement *= _AVOIDED
     # "DATE DE FACTURE ASSOCIÉE : 30/11/2018" for "Date de facture": a longer label too,
     # which loses a tie to the label itself. It weighs in no confidence: as a placement
     # factor it left the real sets' leave-one-set-out calibration as it was.

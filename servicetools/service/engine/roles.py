@@ -171,6 +171,7 @@ class Understood:
     end: str = ""  # "start" or "end": which end of a printed range ("Flight Start")
     described: tuple[str, ...] = ()  # label phrases the description's prose names
     stated: str = ""  # a value stated in a sentence: sentences.JURISDICTION, DURATION, PARTIES
+    avoided: tuple[str, ...] = ()  # labels of the role naming what the description rules out
 
     @property
     def kind(self) -> str:
@@ -230,8 +231,9 @@ def _understand(name: str, description: str, example: str,
         # number is a code of any form, not a quantity.
         shape = code_shape(example)
     stated = _stated(name, description, example) if not role and shape.pattern is None else ""
-    return Understood(role, shape, role_labels(role), owner, bool(_AT_TOP.search(description)),
-                      end, _described(description), stated)
+    labels = role_labels(role)
+    return Understood(role, shape, labels, owner, bool(_AT_TOP.search(description)), end,
+                      _described(description), stated, _avoided(labels, description))
 
 
 _JURISDICTION_WORDS = frozenset({"law", "laws", "jurisdiction", "governed", "governing",
@@ -301,6 +303,23 @@ def _described(description: str) -> tuple[str, ...]:
                                                    for w in phrase[:-1]):
                     found.append(" ".join(phrase).title())
     return tuple(dict.fromkeys(found))
+
+
+# What the description says the value is not: "(the gross total, not the smaller net
+# amount)", "rather than the due date". "Excluding" is left out: "the total excluding
+# VAT" says what the value holds, not which printed value it is.
+_NOT_THIS = re.compile(r"\b(?:not|never|rather than|instead of|other than)\b([^.;,()]*)",
+                       re.IGNORECASE)
+
+
+def _avoided(labels: tuple[str, ...], description: str) -> tuple[str, ...]:
+    """The role's labels naming what the description says the value is not ("Net Total"
+    for a total described as "not the smaller net amount")."""
+    negated = {w for clause in _NOT_THIS.findall(description) for w in _normal(clause).split()
+               if w not in _STOP and w not in _HEADS and w.isalpha()}
+    # A word's spelling variants too: "Nett Total" is a net total.
+    return tuple(label for label in labels if any(
+        word.startswith(n) for word in _normal(label).split() for n in negated))
 
 
 _CLAUSES = re.compile(r"[,;:.()\"“”„«»]|(?<![A-Za-z])'|'(?![A-Za-z])|\bor\b|\band\b")
