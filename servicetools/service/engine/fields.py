@@ -502,7 +502,8 @@ def _check_sum(lines: list[Line], targets: list[dict[str, Any]],
     "VAT total: 75.04 €"), kept below auto-accept as a value no label grounds.
     Whether the chosen total adds up is kept as evidence for the calibration; when it
     does not, the three values say so (one of them at least is wrong, and nothing says
-    which: none is auto-accepted, calibration.calibrated).
+    which: none is auto-accepted, calibration.calibrated), or only those no label
+    grounds, where some are.
     """
     roles = {role: str(t.get("id", "")) for t in targets if (role := _role(t))}
     if set(roles) != {"subtotal", "tax", "total"}:
@@ -526,10 +527,11 @@ def _check_sum(lines: list[Line], targets: list[dict[str, Any]],
     if printed is not None:
         result[roles["total"]] = [printed]
         return
-    for role in ("subtotal", "tax", "total"):
-        for value in result[roles[role]]:
-            if value.text:
-                value.evidence["sums_not"] = 1.0
+    three = [v for role in ("subtotal", "tax", "total") for v in result[roles[role]] if v.text]
+    # A value no label grounds (a tax by its shape alone) is the likelier wrong one.
+    guessed = [v for v in three if not (v.evidence.get("labelled") or v.evidence.get("titled"))]
+    for value in guessed or three:
+        value.evidence["sums_not"] = 1.0
 
 
 def _printed_amount(lines: list[Line], amount: Decimal) -> EngineValue | None:
