@@ -107,6 +107,12 @@ def test_most_specific_label_wins(invoices_config: dict[str, Any]) -> None:
     assert targets["t-total"].confidence > 0.9
 
 
+def test_a_date_holds_no_unlabelled_amount(invoices_config: dict[str, Any]) -> None:
+    # The one amount-shaped text no label claims is part of a date: no tax by its shape.
+    document = line_document("Total Due: 99.00", "Sub-total 80.00", "Date 01.02.2024")
+    assert field_values(extract_all(document, invoices_config))["t-tax"] == ""
+
+
 def test_a_label_that_goes_on_before_its_colon_is_a_longer_label(
     invoices_config: dict[str, Any],
 ) -> None:

@@ -65,7 +65,7 @@ from .roles import (
     understand,
 )
 from .sentences import PARTIES, stated_values
-from .shapes import AMOUNT, Shape, validates
+from .shapes import AMOUNT, DATE, Shape, validates
 from .titles import TITLED, letter_date, title_date, title_noun, title_number
 from .vocabulary import block_headings, described_aliases, translations
 
@@ -1025,6 +1025,8 @@ def _by_shape(lines: list[Line], target: dict[str, Any], claimed: set[str]) -> E
     for line in lines:
         # "(608) 781-0025": a telephone number holds no code of the document's own.
         printed = _PHONE.sub(" ", line.text) if shape.kind == "code" else line.text
+        if shape.kind == "amount":
+            printed = DATE.sub(" ", printed)  # "01.02.2024" holds no amount "01.02"
         for text in shape.find(printed):
             if _spaceless(text) not in claimed:
                 into = shaped if validates(text, tree) is False else found
