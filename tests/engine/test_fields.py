@@ -138,6 +138,14 @@ def test_an_account_number_in_parentheses_is_no_part_of_a_name(
     assert field_values(extract_all(document, invoices_config))["t-customer"] == "AB PAC"
 
 
+def test_a_street_after_a_name_label_is_no_name(invoices_config: dict[str, Any]) -> None:
+    # A house number and a street are the address under the seller's heading.
+    document = line_document("Vendor: 35 rue d'ici", "Total: 10.00")
+    assert field_values(extract_all(document, invoices_config))["t-vendor"] != "35 rue d'ici"
+    named = line_document("Vendor: 99 SPEED MART S/B", "Total: 10.00")
+    assert field_values(extract_all(named, invoices_config))["t-vendor"] == "99 SPEED MART S/B"
+
+
 def test_value_stops_at_the_next_label_and_at_a_wide_gap(invoices_config: dict[str, Any]) -> None:
     document = line_document(
         "Vendor: Initech Date: 2024-05-06", "Customer: Umbrella Corp", ("Page 1", 0.8)

@@ -47,6 +47,7 @@ from .names import (
     issuer_name,
     only_legal_form,
     recipient_name,
+    street_line,
     title_words_only,
 )
 from .page_model import Word
@@ -632,6 +633,8 @@ def _candidate(
         return None  # "From all around the world": a phrase in lower case is no name
     if wants_name and (title_words_only(text) or field_words_only(text)):
         return None  # "FROM   INVOICE # US-001": the next label's title, not the name
+    if wants_name and street_line(text):
+        return None  # "35 rue d'ici" under "Vendeur": the address, the name is elsewhere
     if wants_name:
         # "AB PAC (33483)", "SANYU SUPPLY SDN BHD (1135772-K)": the account or
         # registration number in parentheses after a name is no part of it.

@@ -26,7 +26,7 @@ from .vocabulary import block_headings
 
 __all__ = [
     "Name", "address_below", "footer_name", "issuer_name", "misread_legal_forms",
-    "only_legal_form", "recipient_name", "title_words_only",
+    "only_legal_form", "recipient_name", "street_line", "title_words_only",
 ]
 
 # Legal forms of companies, as printed (compared without case).
@@ -384,6 +384,15 @@ def _heading_an_address(lines: list[Line], first: list[int], skip: set[int],
 _HOUSE_NUMBER = re.compile(r"^\d{1,5}[A-Za-z]?(?:[A-Z][a-z]|$)")
 _STREET_KIND = re.compile(r"street|road|avenue|lane|drive|str(?:\.|asse|aße)|weg|rue|laan|"
                           r"straat|calle|via\b", re.IGNORECASE)
+
+
+def street_line(text: str) -> bool:
+    """A house number and a street ("35 rue d'ici", "12 High Street"): an address's line,
+    not a name ("99 SPEED MART", "7-Eleven")."""
+    words = text.split()
+    rest = " ".join(words[1:4])
+    return len(words) > 1 and bool(_HOUSE_NUMBER.match(words[0])) and bool(
+        _STREET_KIND.search(rest) or _ADDRESS_WORDS.search(rest))
 
 
 def _before_street(words: list[Word]) -> list[Word]:
