@@ -316,8 +316,9 @@ def _avoided(labels: tuple[str, ...], description: str) -> tuple[str, ...]:
     """The role's labels naming what the description says the value is not ("Net Total"
     for a total described as "not the smaller net amount")."""
     negated = {w for clause in _NOT_THIS.findall(description) for w in _normal(clause).split()
-               if w not in _STOP and w not in _HEADS and w.isalpha()}
-    # A word's spelling variants too: "Nett Total" is a net total.
+               if w not in _STOP and w not in _HEADS and w.isalpha() and len(w) > 2}
+    # A word's spelling variants too: "Nett Total" is a net total. Three letters at
+    # least: "not in US dollars" says nothing of "USt".
     return tuple(label for label in labels if any(
         word.startswith(n) for word in _normal(label).split() for n in negated))
 
