@@ -28,7 +28,7 @@ from importlib import resources
 from typing import Any
 
 __all__ = ["CELL_UNFITTED", "KINDS", "UNGROUNDED_CEILING", "calibrated", "cell_confidence",
-           "features", "load_map"]
+           "features", "grounded", "load_map"]
 
 #: The kinds a map exists for; any other kind uses the "all" map.
 KINDS = ("address", "amount", "code", "date", "name", "number", "text")
@@ -61,6 +61,11 @@ def load_map() -> dict[str, Any]:
         return {"kinds": {}}
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
+
+
+def grounded(evidence: dict[str, float]) -> bool:
+    """Whether a label or a title grounds the value (`_GROUNDS`)."""
+    return any(evidence.get(ground) for ground in _GROUNDS)
 
 
 def features(raw: float, evidence: dict[str, float]) -> dict[str, float]:
@@ -97,8 +102,7 @@ def calibrated(kind: str, raw: float, table: dict[str, Any] | None = None,
         score = model["intercept"] + sum(
             weights.get(name, 0.0) * value for name, value in features(raw, evidence).items())
         value = 1 / (1 + math.exp(-max(-30.0, min(30.0, score))))
-        if not any(evidence.get(ground) for ground in _GROUNDS) or any(
-                evidence.get(doubt) for doubt in _DOUBTS):
+        if not grounded(evidence) or any(evidence.get(doubt) for doubt in _DOUBTS):
             value = min(value, UNGROUNDED_CEILING)
         return round(min(_CEILING, max(_FLOOR, value)), 4)
     kinds = table.get("kinds", {})

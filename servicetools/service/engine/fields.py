@@ -36,7 +36,7 @@ from rapidfuzz import fuzz, process
 
 from ...wire.values import parse_amount
 from .amounts import ROUNDED, after_rounding, qualified, rounded
-from .calibration import UNGROUNDED_CEILING, calibrated
+from .calibration import UNGROUNDED_CEILING, calibrated, grounded
 from .currency import LOCALES as _LOCALES
 from .currency import currency_code, printed_currency
 from .lines import Line
@@ -143,7 +143,6 @@ class Candidate:
     label_key: str = ""
     by_role: bool = False
     goes_on: bool = False  # its label runs on into a longer one before the colon
-    in_row: bool = False  # read under a heading of a wide table's row (_table_row)
 
     @property
     def quality(self) -> float:
@@ -398,7 +397,8 @@ def extract_fields(
             # Printed once over a row of a wide table ("Start Date  End Date  Weekdays
             # Spots/Week  Rate" over one week), it still labels that row's dates: a label
             # of the document's period, if any, says more.
-            outside = [c for c in once if not c.in_row]
+            outside = [c for c in once if c.line == c.label_line
+                       or not _table_row(lines[c.label_line], lines[c.line])]
             if once:
                 candidates = outside or once
             else:
@@ -530,7 +530,7 @@ def _check_sum(lines: list[Line], targets: list[dict[str, Any]],
         return
     three = [v for role in ("subtotal", "tax", "total") for v in result[roles[role]] if v.text]
     # A value no label grounds (a tax by its shape alone) is the likelier wrong one.
-    guessed = [v for v in three if not (v.evidence.get("labelled") or v.evidence.get("titled"))]
+    guessed = [v for v in three if not grounded(v.evidence)]
     for value in guessed or three:
         value.evidence["sums_not"] = 1.0
 
@@ -657,7 +657,7 @@ def _candidate(
         if ends is None:
             # Its end set further apart than a phrase's words ("Wednesday, February 12,
             # 2020 to   Monday, February 17, 2020"): the range the value opens.
-            at = next((i for i, w in enumerate(lines[line].words) if w is words[0]), 0)
+            at = _index_of(lines[line], words[0])
             ends = _range(" ".join(w.text for w in lines[line].words[at:]), shape)
             if ends and not text.startswith(ends[0]):
                 ends = None
@@ -691,7 +691,6 @@ def _candidate(
         shape_fit=shape.fits(text),
         valid=valid,
         goes_on=goes_on,
-        in_row=line != label.line and _table_row(lines[label.line], lines[line]),
     )
 
 
@@ -1103,9 +1102,14 @@ def _repaired_dates(text: str) -> str:
     return _GLUED_JOINT.sub(r"\1 \2", " ".join(digits_read_as_letters(t) for t in text.split()))
 
 
+def _index_of(line: Line, word: Word) -> int:
+    """Where the word stands in its line (0 if it is not the line's)."""
+    return next((i for i, w in enumerate(line.words) if w is word), 0)
+
+
 def _after_joint(line: Line, first: Word) -> bool:
     """The value's first word follows a range's joint ("... - 03/03/20", "02/26/20-")."""
-    at = next((i for i, w in enumerate(line.words) if w is first), 0)
+    at = _index_of(line, first)
     if at == 0:
         return False
     before = line.words[at - 1].text
