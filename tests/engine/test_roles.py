@@ -238,6 +238,30 @@ def test_a_date_after_a_range_joint_is_no_start() -> None:
     assert found["t-end"].values[0].text == "03/03/20"
 
 
+def test_a_range_named_by_the_targets_own_word_wins_over_the_first_range() -> None:
+    # An invoice prints its billing period first and the order's flight below: a
+    # "Flight Start" is the flight's, named by the word before its range.
+    document = stacked("Estimate Number 1284 Invoice Period 03/30/20 - 04/26/20",
+                       "Sales Region National Order Flight 04/21/20 - 04/27/20")
+    found = extract_all(document, _flight_configuration())
+    assert (found["t-start"].values[0].text, found["t-end"].values[0].text) == (
+        "04/21/20", "04/27/20")
+    assert found["t-start"].values[0].evidence.get("range_named") == 1.0
+    # A name saying only which end ("Start Date") keeps the first range of the page.
+    plain = {"extraction_targets": [{
+        "id": "t-start", "type": "field", "name": "Start Date", "example": "02/26/20",
+        "description": "The first day.", "is_multiple": False}]}
+    assert extract_all(document, plain)["t-start"].values[0].text == "03/30/20"
+
+
+@pytest.mark.parametrize(("name", "subject"), [
+    ("Flight Start", ("flight",)), ("Contract End Date", ("contract",)), ("Start Date", ()),
+    ("Valid Until", ("valid",)), ("Invoice Date", ())])
+def test_what_a_ranges_end_is_of_comes_from_the_name(name: str, subject: tuple[str, ...]
+                                                       ) -> None:
+    assert understand({"name": name, "example": "02/26/20"}).subject == subject
+
+
 def test_a_label_the_description_rules_out_gives_way_to_any_other() -> None:
     configuration = {"extraction_targets": [{
         "id": "t-gross", "type": "field", "name": "Order Cost", "example": "1,200.00",

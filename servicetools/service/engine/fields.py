@@ -402,7 +402,8 @@ def extract_fields(
             if once:
                 candidates = outside or once
             else:
-                period = _range_end(lines, _shape(target), understood.end)
+                period = _range_end(lines, _shape(target), understood.end,
+                                    understood.subject)
         if stated and (values := stated_values(lines, target, stated)):
             # "Governing Law. This Agreement shall be governed by ...": the heading labels
             # a sentence; the value is read from the sentence the target's words point to.
@@ -433,7 +434,8 @@ def extract_fields(
                 number := title_number(lines) or _self_numbered(lines, target, covered)):
             result[target_id] = [number]
         elif understand(target).end and _shape(target).kind == "date" and (
-                ranged := _range_end(lines, _shape(target), understand(target).end)):
+                ranged := _range_end(lines, _shape(target), understand(target).end,
+                                     understand(target).subject)):
             result[target_id] = [ranged]
         elif _role(target) == TOTAL and (summed := _column_total(lines)):
             result[target_id] = [summed]
@@ -1078,18 +1080,40 @@ _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|to|through|thru|until|till|bis|au|tot
                          re.IGNORECASE)
 
 
-def _range_end(lines: list[Line], shape: Shape, end: str) -> EngineValue | None:
-    """The start or the end of the first printed date range ("Period 3/2/2020 -
-    3/8/2020", a flight's dates alone on a line) for a target asking for one end."""
+def _range_end(lines: list[Line], shape: Shape, end: str,
+               subject: tuple[str, ...] = ()) -> EngineValue | None:
+    """The start or the end of a printed date range ("Period 3/2/2020 - 3/8/2020", a
+    flight's dates alone on a line) for a target asking for one end: the first range
+    whose words just before it name what the target's range is of (`subject`: "Order
+    Flight 04/21/20 - 04/27/20" for "Flight Start", not the "Invoice Period" printed
+    above it), else the first range of all."""
+    first: EngineValue | None = None
     for line in lines:
         ends = _range(line.text, shape)
-        if ends:
-            value = ends[0] if end == "start" else ends[1]
-            words = _words_of(line, value)
-            ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
-            return EngineValue(value, round(_SHAPE_ONLY * ocr, 4),
-                               evidence={"shape": 1.0, "range": 1.0})
-    return None
+        if not ends:
+            continue
+        value = ends[0] if end == "start" else ends[1]
+        words = _words_of(line, value)
+        ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
+        found = EngineValue(value, round(_SHAPE_ONLY * ocr, 4),
+                            evidence={"shape": 1.0, "range": 1.0})
+        if subject and _names_range(line, ends[0], subject):
+            found.evidence["range_named"] = 1.0
+            return found
+        first = first or found
+    return first
+
+
+# How many words before a range may name it: "Order Flight", "Contract Term Dates:".
+_RANGE_NAME_WORDS = 3
+
+
+def _names_range(line: Line, start: str, subject: tuple[str, ...]) -> bool:
+    """A word of `subject` stands among the few words before the range that opens at
+    `start`."""
+    text = _repaired_dates(line.text)
+    before = text[: text.find(start)].lower().split()[-_RANGE_NAME_WORDS:]
+    return any(word.strip(":.#") in subject for word in before)
 
 
 # A range's dash glued to the date before it ("02/26/20- 03/03/20").

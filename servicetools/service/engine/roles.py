@@ -172,6 +172,7 @@ class Understood:
     described: tuple[str, ...] = ()  # label phrases the description's prose names
     stated: str = ""  # a value stated in a sentence: sentences.JURISDICTION, DURATION, PARTIES
     avoided: tuple[str, ...] = ()  # labels of the role naming what the description rules out
+    subject: tuple[str, ...] = ()  # of a range's end: what the range is of ("flight")
 
     @property
     def kind(self) -> str:
@@ -233,7 +234,8 @@ def _understand(name: str, description: str, example: str,
     stated = _stated(name, description, example) if not role and shape.pattern is None else ""
     labels = role_labels(role)
     return Understood(role, shape, labels, owner, bool(_AT_TOP.search(description)), end,
-                      _described(description), stated, _avoided(labels, description))
+                      _described(description), stated, _avoided(labels, description),
+                      _subject(name) if end else ())
 
 
 _JURISDICTION_WORDS = frozenset({"law", "laws", "jurisdiction", "governed", "governing",
@@ -271,6 +273,17 @@ def _end(name: str) -> str:
     if words & _END:
         return "end"
     return ""
+
+
+# Words of a range's name that say nothing of what the range is of.
+_PLAIN_RANGE_WORDS = _START | _END | {"date", "dates", "day", "time", "period", "range"}
+
+
+def _subject(name: str) -> tuple[str, ...]:
+    """What a range's end is of, from the target's name: "Flight Start" a flight's,
+    "Contract End Date" a contract's; () for "Start Date"."""
+    return tuple(w for w in _normal(name).split()
+                 if w.isalpha() and w not in _PLAIN_RANGE_WORDS and w not in _STOP)
 
 
 # Words a label ends in: a phrase of the description ending in one ("the flight dates",
