@@ -101,6 +101,24 @@ def test_the_parties_listed_under_their_heading() -> None:
     assert all(v.confidence < 0.9 for v in found.values)
 
 
+def test_the_parties_an_opening_introduces_by_the_names_they_go_by() -> None:
+    # No "between": each party is named before the name it goes by, a description after
+    # a comma left out; things given a defined name ("the Transaction") are no parties.
+    opening = stacked(
+        "CONFIDENTIALITY AGREEMENT",
+        "This Agreement (this \"Agreement\") is entered into as of August 24, 2004 by Mark A.",
+        "Sirgo (\"Employee\") in favor of BioDelivery Sciences International, Inc., a Delaware",
+        "corporation (the \"Company\"), regarding a possible combination (the \"Transaction\")",
+        "under the Employment Agreement between Employee and the Company (the \"Plan\").",
+        "The Regents of The University of Michigan, a constitutional corporation of the State",
+        "of Michigan (hereinafter referred to as \"MICHIGAN\") shall receive the Information.")
+    found = extract_all(opening, CONTRACTS)["parties"]
+    assert [v.text for v in found.values] == [
+        "Mark A. Sirgo", "BioDelivery Sciences International, Inc.",
+        "Regents of The University of Michigan"]
+    assert all(v.confidence < 0.9 for v in found.values)
+
+
 def test_one_party_alone_is_a_list_read_short() -> None:
     # A labelled name may be sure, but an agreement has two parties at least: one
     # alone never reaches the auto-accept line.

@@ -91,7 +91,8 @@ def stated_values(lines: list[Line], target: dict[str, Any], kind: str) -> list[
     cues = _stems(f"{target.get('name') or ''} {target.get('description') or ''}")
     cues |= _KIND_CUES.get(kind, frozenset())
     if kind == PARTIES:
-        return _parties(sentences) or _listed_parties(lines, sentences) or _letter_parties(lines)
+        return (_parties(sentences) or _listed_parties(lines, sentences)
+                or _letter_parties(lines) or _introduced_parties(lines, _defined(sentences)))
     pattern = _LAW if kind == JURISDICTION else _DURATION
     best: tuple[int, int, str] | None = None
     for index, sentence in enumerate(sentences):
@@ -197,6 +198,70 @@ def _listed_parties(lines: list[Line], sentences: list[str]) -> list[EngineValue
             return [EngineValue(n, _PARTY, evidence={"listed": 1.0, "parties": 1.0})
                     for n in names[:_MAX_PARTIES]]
     return []
+
+
+# A parenthetical naming what the words before it are called: (the "Company"),
+# ("Employee"), (referred to as "you"), (acting for the Company, "Raymond James").
+_NAMING = re.compile(r"\(([^()]{0,120}?[\"“][^\"“”]{1,40}[\"”][^()]{0,60})\)")
+# Words inside a name that are not capitalised: "The Regents of the University".
+_NAME_LINKS = frozenset({"of", "the", "&", "de", "du", "des", "la", "von", "van", "der"})
+# The opening a party is introduced in, in characters of the document's text: a
+# sentence split would cut "Mark A. Sirgo" at its initial.
+_OPENING = 2000
+_INTRODUCED_PARTY = 0.75
+# A party's description after its name and a comma: ", a Delaware corporation", ", with
+# offices located at 1A 3033 King George Hwy, Surrey, BC".
+_DESCRIBED = re.compile(r",\s+(?:an?|with|having|whose|residing|located|organized|"
+                        r"incorporated)\s", re.IGNORECASE)
+_DESCRIPTION_CHARS = 200
+
+
+def _introduced_parties(lines: list[Line], defined: set[str]) -> list[EngineValue]:
+    """The names an opening introduces with the name they go by: "by Mark A. Sirgo
+    ("Employee") in favor of BioDelivery Sciences International, Inc., a Delaware
+    corporation (the "Company")". A defined name of a thing ("a possible transaction
+    (the "Transaction")") has no proper name before it, and a defined name itself
+    ("between Employee and the Company") is no party's: both are passed over."""
+    opening = " ".join(line.text for line in lines)[:_OPENING]
+    names: list[str] = []
+    for naming in _NAMING.finditer(opening):
+        name = _name_before(opening[: naming.start()])
+        if name and name.lower() not in {n.lower() for n in names} and not (
+                {w.lower() for w in name.split()} - _NAME_LINKS) <= defined:
+            names.append(name)
+    return [EngineValue(n, _INTRODUCED_PARTY, evidence={"sentence": 1.0, "parties": 1.0})
+            for n in names[:_MAX_PARTIES]]
+
+
+def _name_before(text: str) -> str:
+    """The proper name that ends the text, its description after a comma left out
+    ("Acme, Inc., a Delaware corporation" -> "Acme, Inc."); "" when the text ends in a
+    quotation, a lower-case word or a name of one plain word."""
+    described = list(_DESCRIBED.finditer(text, max(0, len(text) - _DESCRIPTION_CHARS)))
+    text = (text[: described[-1].start()] if described else text).rstrip(" ,")
+    if not text or text[-1] in "\"“”'’":
+        return ""
+    words = text.split()
+    taken: list[str] = []
+    for word in reversed(words):
+        bare = word.strip(",")
+        if _NOT_A_NAME.search(bare):
+            break  # "AGREEMENT The Regents of ...": the title before the name
+        if word.endswith(",") and taken and not _LEGAL_TAIL.match(taken[-1]):
+            break  # "Company's agent, Raymond James": the comma ends the name
+        if bare[:1].isupper() or bare[:1].isdigit() or (taken and bare.lower() in _NAME_LINKS):
+            taken.append(word)
+        else:
+            break
+        if len(taken) == 8:
+            break
+    while taken and taken[-1].strip(",").lower() in _NAME_LINKS:
+        taken.pop()  # a name opens with a capital, not with "of"
+    name = " ".join(reversed(taken)).strip(" ,")
+    legal = any(_LEGAL_TAIL.match(w.strip(",")) for w in taken)
+    if not name or (len(taken) < 2 and not legal) or _NOT_A_NAME.search(name):
+        return ""
+    return name
 
 
 # The first line of an address: "301 South College Street", "c/o Barclays Capital",
