@@ -247,11 +247,24 @@ def test_a_range_named_by_the_targets_own_word_wins_over_the_first_range() -> No
     assert (found["t-start"].values[0].text, found["t-end"].values[0].text) == (
         "04/21/20", "04/27/20")
     assert found["t-start"].values[0].evidence.get("range_named") == 1.0
-    # A name saying only which end ("Start Date") keeps the first range of the page.
-    plain = {"extraction_targets": [{
-        "id": "t-start", "type": "field", "name": "Start Date", "example": "02/26/20",
+
+
+def _start(name: str) -> dict[str, Any]:
+    return {"extraction_targets": [{
+        "id": "t-start", "type": "field", "name": name, "example": "02/26/20",
         "description": "The first day.", "is_multiple": False}]}
-    assert extract_all(document, plain)["t-start"].values[0].text == "03/30/20"
+
+
+def test_the_period_a_bill_covers_is_no_other_periods_start() -> None:
+    # "Start Date" names nothing: the first range that is not the bill's own period.
+    document = stacked("Estimate Number 1284 Invoice Period 03/30/20 - 04/26/20",
+                       "Sales Region National Order Flight 04/21/20 - 04/27/20")
+    assert extract_all(document, _start("Start Date"))["t-start"].values[0].text == "04/21/20"
+    # A target asking for the bill's period has it; alone, the bill's period is read.
+    assert extract_all(document, _start("Billing Start"))["t-start"].values[0].text == (
+        "03/30/20")
+    alone = stacked("Invoice Period 03/30/20 - 04/26/20")
+    assert extract_all(alone, _start("Start Date"))["t-start"].values[0].text == "03/30/20"
 
 
 @pytest.mark.parametrize(("name", "subject"), [

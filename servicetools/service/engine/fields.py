@@ -1088,6 +1088,7 @@ def _range_end(lines: list[Line], shape: Shape, end: str,
     Flight 04/21/20 - 04/27/20" for "Flight Start", not the "Invoice Period" printed
     above it), else the first range of all."""
     first: EngineValue | None = None
+    billed: EngineValue | None = None
     for line in lines:
         ends = _range(line.text, shape)
         if not ends:
@@ -1100,8 +1101,18 @@ def _range_end(lines: list[Line], shape: Shape, end: str,
         if subject and _names_range(line, ends[0], subject):
             found.evidence["range_named"] = 1.0
             return found
-        first = first or found
-    return first
+        if _names_range(line, ends[0], _BILLING) and not set(subject) & set(_BILLING):
+            billed = billed or found
+        else:
+            first = first or found
+    return first or billed
+
+
+# Words naming the period a bill covers ("Invoice Period", "Billing Cycle"): the
+# document's own, not the period of what it bills (a flight, a service, a lease) that a
+# target's words ask for.
+_BILLING = ("invoice", "invoiced", "billing", "billed", "bill", "statement", "rechnung",
+            "rechnungszeitraum", "abrechnungszeitraum", "facturation", "factuur")
 
 
 # How many words before a range may name it: "Order Flight", "Contract Term Dates:".
