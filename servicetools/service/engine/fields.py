@@ -27,6 +27,7 @@ import math
 import re
 import statistics
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -1086,7 +1087,8 @@ def _range_end(lines: list[Line], shape: Shape, end: str,
     flight's dates alone on a line) for a target asking for one end: the first range
     whose words just before it name what the target's range is of (`subject`: "Order
     Flight 04/21/20 - 04/27/20" for "Flight Start", not the "Invoice Period" printed
-    above it), else the first range of all."""
+    above it), else the first range that is not the bill's own period (unless the
+    target's name asks for that), else the bill's period."""
     first: EngineValue | None = None
     billed: EngineValue | None = None
     for line in lines:
@@ -1101,7 +1103,7 @@ def _range_end(lines: list[Line], shape: Shape, end: str,
         if subject and _names_range(line, ends[0], subject):
             found.evidence["range_named"] = 1.0
             return found
-        if _names_range(line, ends[0], _BILLING) and not set(subject) & set(_BILLING):
+        if _names_range(line, ends[0], _BILLING) and not _BILLING & set(subject):
             billed = billed or found
         else:
             first = first or found
@@ -1111,15 +1113,16 @@ def _range_end(lines: list[Line], shape: Shape, end: str,
 # Words naming the period a bill covers ("Invoice Period", "Billing Cycle"): the
 # document's own, not the period of what it bills (a flight, a service, a lease) that a
 # target's words ask for.
-_BILLING = ("invoice", "invoiced", "billing", "billed", "bill", "statement", "rechnung",
-            "rechnungszeitraum", "abrechnungszeitraum", "facturation", "factuur")
+_BILLING = frozenset({"invoice", "invoiced", "billing", "billed", "bill", "statement",
+                      "rechnung", "rechnungszeitraum", "abrechnungszeitraum", "facturation",
+                      "factuur"})
 
 
 # How many words before a range may name it: "Order Flight", "Contract Term Dates:".
 _RANGE_NAME_WORDS = 3
 
 
-def _names_range(line: Line, start: str, subject: tuple[str, ...]) -> bool:
+def _names_range(line: Line, start: str, subject: Collection[str]) -> bool:
     """A word of `subject` stands among the few words before the range that opens at
     `start`."""
     text = _repaired_dates(line.text)

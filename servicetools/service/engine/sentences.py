@@ -202,12 +202,13 @@ def _listed_parties(lines: list[Line], sentences: list[str]) -> list[EngineValue
 
 # A parenthetical naming what the words before it are called: (the "Company"),
 # ("Employee"), (referred to as "you"), (acting for the Company, "Raymond James").
-_NAMING = re.compile(r"\(([^()]{0,120}?[\"“][^\"“”]{1,40}[\"”][^()]{0,60})\)")
+_NAMING = re.compile(r"\((?:[^()]{0,120}?[\"“][^\"“”]{1,40}[\"”][^()]{0,60})\)")
 # Words inside a name that are not capitalised: "The Regents of the University".
 _NAME_LINKS = frozenset({"of", "the", "&", "de", "du", "des", "la", "von", "van", "der"})
 # The opening a party is introduced in, in characters of the document's text: a
 # sentence split would cut "Mark A. Sirgo" at its initial.
 _OPENING = 2000
+# As sure as a letter's address blocks: no "between" says these are all the parties.
 _INTRODUCED_PARTY = 0.75
 # A party's description after its name and a comma: ", a Delaware corporation", ", with
 # offices located at 1A 3033 King George Hwy, Surrey, BC".
