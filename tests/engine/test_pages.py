@@ -51,6 +51,29 @@ def test_document_text_is_in_reading_order(invoice_pdf: bytes) -> None:
     assert "Consulting services, 10 50.00 500.00" in lines
 
 
+def test_a_space_drawn_over_a_digit_splits_no_word() -> None:
+    # Some generators set a space and a digit at one place: the page shows
+    # "Nr. 181301674", the text stream "Nr. 1 81301674". The engine reads the page,
+    # whichever of the two the stream draws first.
+    from ..support.drawn_pages import letter_canvas
+
+    buffer = io.BytesIO()
+    c = letter_canvas(buffer)
+    c.setFont("Courier", 12)
+    digit = c.stringWidth("1", "Courier", 12)
+    for y, space_first in ((700, True), (680, False)):
+        at = 50 + c.stringWidth("Invoice Nr. ", "Courier", 12)
+        c.drawString(50, y, "Invoice Nr.")
+        for text, x in ([(" ", at + 0.01), ("1", at)] if space_first
+                        else [("1", at), (" ", at + 0.01)]):
+            c.drawString(x, y, text)
+        c.drawString(at + digit, y, "81301674")
+    c.drawString(50, 660, "Due in 30 days")  # a space between words stays one
+    c.save()
+    lines = document_text(load_document(buffer.getvalue(), "application/pdf")).splitlines()
+    assert lines == ["Invoice Nr. 181301674", "Invoice Nr. 181301674", "Due in 30 days"]
+
+
 def test_every_page_is_rendered(two_page_pdf: bytes) -> None:
     document = load_document(two_page_pdf, "application/pdf", dpi=72)
     assert [p.number for p in document.pages] == [1, 2]

@@ -247,6 +247,9 @@ def _text_layer_words(page: Any) -> list[Word]:
     directions = (_sideways(page) if turn == 0 else
                   {"line_dir_rotated": "ltr", "char_dir_rotated": "btt"} if turn > 0 else
                   {"line_dir_rotated": "rtl", "char_dir_rotated": "ttb"})
+    hidden = _hidden_spaces(page.chars)
+    if hidden:
+        page = page.filter(lambda obj: id(obj) not in hidden)
     words = []
     for item in page.extract_words(keep_blank_chars=False, use_text_flow=False, **directions):
         text = str(item["text"]).strip()
@@ -265,6 +268,25 @@ def _text_layer_words(page: Any) -> list[Word]:
             share = (x1 - x0) / len(text)
             words.append(Word(piece, _clip(x0 + start * share), y0, _clip(x0 + end * share), y1))
     return words
+
+
+def _hidden_spaces(chars: list[dict[str, Any]]) -> set[int]:
+    """The ids of space characters a glyph beside them in the text stream is drawn over:
+    some generators (ZUGFeRD's visualisation stylesheet) set a space and a digit at one
+    place, so the page shows "181301674" where the text stream says "1 81301674". A
+    reader sees no gap there, and neither does the engine."""
+    hidden: set[int] = set()
+    for index, char in enumerate(chars):
+        if char.get("text") != " " or not char.get("upright", True):
+            continue
+        half = (char["x1"] - char["x0"]) / 2
+        for other in chars[max(0, index - 1): index + 2]:
+            if (other is not char and str(other.get("text", "")).strip()
+                    and abs(other["top"] - char["top"]) < 1
+                    and min(other["x1"], char["x1"]) - max(other["x0"], char["x0"]) > half):
+                hidden.add(id(char))
+                break
+    return hidden
 
 
 # "number:12345", "Date:March": a label's colon with its value set right after it.
