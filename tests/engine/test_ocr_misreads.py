@@ -174,6 +174,16 @@ def test_a_title_line_of_the_title_and_a_code_gives_the_number(
     assert field_values(extract_all(prose, invoices_config))["t-invoice-number"] == ""
 
 
+def test_a_title_word_in_parentheses_still_numbers_the_document(
+    invoices_config: dict[str, Any],
+) -> None:
+    document = line_document(
+        "Gutschrift (Selbst ausgestellte Rechnung) (389) Nr. 47110818 vom 31.10.2018",
+        "Global Supplies Ltd.", "Gesamtbetrag: 2.000,00 €")
+    values = field_values(extract_all(document, invoices_config))
+    assert (values["t-invoice-number"], values["t-invoice-date"]) == ("47110818", "31.10.2018")
+
+
 def test_a_german_title_dates_the_invoice_with_von(invoices_config: dict[str, Any]) -> None:
     document = line_document("Bei Spiel GmbH", "Ecke 12", "Kundennummer: 2",
                              "Rechnung # RE-20170509/505 von 09.05.2017",
