@@ -27,7 +27,6 @@ import math
 import re
 import statistics
 from collections import Counter
-from collections.abc import Collection
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -1100,10 +1099,11 @@ def _range_end(lines: list[Line], shape: Shape, end: str,
         ocr = statistics.fmean(w.confidence for w in words) if words else 1.0
         found = EngineValue(value, round(_SHAPE_ONLY * ocr, 4),
                             evidence={"shape": 1.0, "range": 1.0})
-        if subject and _names_range(line, ends[0], subject):
+        named = _words_before_range(line, ends[0])
+        if named & set(subject):
             found.evidence["range_named"] = 1.0
             return found
-        if _names_range(line, ends[0], _BILLING) and not _BILLING & set(subject):
+        if named & _BILLING and not _BILLING & set(subject):
             billed = billed or found
         else:
             first = first or found
@@ -1122,12 +1122,12 @@ _BILLING = frozenset({"invoice", "invoiced", "billing", "billed", "bill", "state
 _RANGE_NAME_WORDS = 3
 
 
-def _names_range(line: Line, start: str, subject: Collection[str]) -> bool:
-    """A word of `subject` stands among the few words before the range that opens at
-    `start`."""
+def _words_before_range(line: Line, start: str) -> set[str]:
+    """The few words before the range that opens at `start`, lower case: what may name
+    it ("Order Flight", "Invoice Period")."""
     text = _repaired_dates(line.text)
-    before = text[: text.find(start)].lower().split()[-_RANGE_NAME_WORDS:]
-    return any(word.strip(":.#") in subject for word in before)
+    return {word.strip(":.#") for word in
+            text[: text.find(start)].lower().split()[-_RANGE_NAME_WORDS:]}
 
 
 # A range's dash glued to the date before it ("02/26/20- 03/03/20").
