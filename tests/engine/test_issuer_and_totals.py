@@ -151,6 +151,26 @@ def test_an_amount_behind_another_label_is_not_the_first_labels(
     assert values["t-total"] == "233,47 €"
 
 
+def test_a_tax_summary_gives_its_sum_row_not_one_rates(
+    invoices_config: dict[str, Any],
+) -> None:
+    # A German tax summary: one row per VAT rate, then the sums. A rate's label ("MwSt.-%")
+    # heads no amount, the freight's line above it gives no tax.
+    at = (0.30, 0.45, 0.60, 0.72)
+
+    def row(y: float, *texts: str) -> list[tuple[str, float, float]]:
+        return [(text, x, y) for text, x in zip(texts, at, strict=True) if text]
+
+    document = placed(("Transportkosten : MwSt.-% 19,0, Frachtbetrag: 3,00", 0.05, 0.50),
+                      *row(0.60, "Nettobetrag", "MwSt-Betrag", "MwSt-%", "Endbetrag"),
+                      *row(0.63, "321,40", "61,07", "19,0", "382,47"),
+                      *row(0.66, "127,59", "8,93", "7,0", "136,52"),
+                      *row(0.69, "448,99", "70,00", "EUR", "518,99"))
+    values = field_values(extract_all(document, invoices_config))
+    assert (values["t-subtotal"], values["t-tax"], values["t-total"]) == (
+        "448,99", "70,00", "518,99")
+
+
 def test_amounts_that_do_not_add_up_are_not_auto_accepted(
     invoices_config: dict[str, Any],
 ) -> None:

@@ -174,6 +174,9 @@ def test_a_currency_is_its_iso_code_from_its_label_or_beside_the_amounts() -> No
     # Capitals glued to a number are a VAT number's, not a currency.
     vat = stacked("Customer VAT Number ESA12345674", "Total 12,00 £")
     assert _values(vat, configuration)["c"] == ["GBP"]
+    # A BIC's head-office code "XXX" (ISO's "no currency") ends an identifier.
+    bank = stacked("Total 2,076.76 €", "IBAN : FR20 1242 1242 124 - BIC : FIDCFR21XXX")
+    assert _values(bank, configuration)["c"] == ["EUR"]
     assert _values(stacked("Thank you"), configuration)["c"] == [""]
 
 

@@ -29,6 +29,9 @@ _WORD = re.compile(r"[A-Za-z]{3}")
 # "ESA" of a VAT number "ESA12345674".
 _CODE = re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z0-9])")
 _AMOUNT = re.compile(r"\d[\d.,' ]*\d|\d")
+# ISO 4217's codes for no currency and for tests: a bank's BIC ends in "XXX" (its head
+# office), "FIDCFR21XXX", and no invoice bills in either.
+_NO_CURRENCY = frozenset({"XXX", "XTS"})
 _CODE_CONFIDENCE = 0.6
 _SIGN_CONFIDENCE = 0.45
 
@@ -37,7 +40,7 @@ _SIGN_CONFIDENCE = 0.45
 def _codes() -> frozenset[str]:
     from babel.numbers import list_currencies
 
-    return frozenset(list_currencies())
+    return frozenset(list_currencies()) - _NO_CURRENCY
 
 
 @cache
@@ -70,6 +73,12 @@ def currency_code(text: str) -> str:
     return ""
 
 
+def _identifier(word: str, code: str) -> bool:
+    """Whether `code` ends an identifier of letters and digits ("FIDCFR21EUR", a BIC or a
+    reference), not an amount ("1.500,00EUR")."""
+    return bool(re.search(r"[A-Za-z]", word.replace(code, "")))
+
+
 def printed_currency(lines: list[Line]) -> EngineValue | None:
     """The currency printed beside the document's amounts: its most frequent code, else
     its most frequent sign's code."""
@@ -83,7 +92,7 @@ def printed_currency(lines: list[Line]) -> EngineValue | None:
                     word.text):
                 continue
             for token in re.findall(rf"{_CODE.pattern}|[^\w\s.,'\-/%:()]+", word.text):
-                if len(token) == 3 and token in _codes():
+                if len(token) == 3 and token in _codes() and not _identifier(word.text, token):
                     codes[token] += 1
                 elif (code := _names().get(token.lower())):
                     signs[code] += 1

@@ -570,6 +570,8 @@ def _candidate(
     lines: list[Line], label: Label, covered: set[tuple[int, int]], target: dict[str, Any]
 ) -> Candidate | None:
     shape = _shape(target)
+    if shape.kind == "amount" and _rate_label(lines[label.line], label):
+        return None  # "MwSt.-% 19,0", "VAT %": the label of a rate, not of an amount
     line = label.line
     placement = 1.0
     words = _pick(_right_of(lines[label.line], label, covered, shape.kind == "amount"), shape)
@@ -591,6 +593,8 @@ def _candidate(
             # A label without a colon above a value is as often a table's column header.
             colon = _colon_after(lines[label.line], label)
             placement = _BELOW if colon else _BELOW_BARE
+            if shape.kind == "amount":
+                words, line = _column_sum(lines, label, covered, words, line, shape)
     if shape.pattern is None and (_wants_top(target) or _wants_recipient(target)) and (
             not words or (line != label.line and _opens_with_label(lines[line]))):
         # "Verkäufer" heading a block of "Nummer: 549910", "Globale ID: 123", "Name:
@@ -836,6 +840,41 @@ def _right_of(
 
 
 _COLONS = (":", "：")
+
+
+def _rate_label(line: Line, label: Label) -> bool:
+    """The label ends in a percent sign, glued or set apart ("MwSt.-%", "VAT %"): it heads
+    a rate."""
+    after = line.words[label.end].text if label.end < len(line.words) else ""
+    return line.words[label.end - 1].text.rstrip(":").endswith("%") or after in ("%", "%:")
+
+
+# How many rows a column under its heading may hold before its sum.
+_COLUMN_ROWS = 8
+
+
+def _column_sum(
+    lines: list[Line], label: Label, covered: set[tuple[int, int]], words: list[Word],
+    line: int, shape: Shape,
+) -> tuple[list[Word], int]:
+    """Under an amount's column heading, the amount that sums the ones above it
+    ("Nettobetrag" over "321,40" at 19 %, "127,59" at 7 % and "448,99"): a tax summary's
+    rows are one rate each, its last row the invoice's. Else the first amount below."""
+    rows: list[tuple[list[Word], int]] = [(words, line)]
+    amounts: list[Decimal] = []
+    while len(rows) <= _COLUMN_ROWS:
+        here, at = rows[-1]
+        amount = parse_amount(_trim_to_shape(" ".join(w.text for w in here), shape))
+        if amount is None:
+            break
+        amounts.append(amount)
+        if len(amounts) >= 3 and sum(amounts[:-1]) == amounts[-1]:
+            return here, at
+        more, below = _below(lines, label, covered, _BELOW_REACH_SHAPED, skip=at - label.line)
+        if not more:
+            break
+        rows.append((more, below))
+    return words, line
 
 
 def _colon_after(line: Line, label: Label) -> bool:
