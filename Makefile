@@ -20,8 +20,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m servicetools demo
 
+# Every test on two workers (pytest-xdist; most of the time is spent waiting on services,
+# kernels and the browser): a file's tests stay on one worker, which starts its services
+# once. TEST_WORKERS=0 runs them all in this process.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The tests that start no process (no service, database, browser or kernel), on every
 # core; tests/conftest.py fails a test that starts one unmarked.
