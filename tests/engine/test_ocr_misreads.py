@@ -184,6 +184,22 @@ def test_a_title_word_in_parentheses_still_numbers_the_document(
     assert (values["t-invoice-number"], values["t-invoice-date"]) == ("47110818", "31.10.2018")
 
 
+def test_a_title_with_its_number_dates_the_invoice_on_the_line_under_it(
+    invoices_config: dict[str, Any],
+) -> None:
+    # The stylesheet's header dates itself first; the title wraps its "vom" date.
+    document = line_document("ZUGFeRD-Version : 2.1 vom 24.03.2020",
+                             "Gutschrift (Selbst ausgestellte Rechnung) Nr. 47110818",
+                             "vom 31.10.2018", "Global Supplies Ltd.",
+                             "Gesamtbetrag: 2.000,00 €")
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-invoice-date"] == "31.10.2018"
+    # A line under a title without its number dates nothing.
+    plain = line_document("Version 2.1 vom 24.03.2020", "Rechnung", "vom 31.10.2018",
+                          "Gesamtbetrag: 2.000,00 €")
+    assert field_values(extract_all(plain, invoices_config))["t-invoice-date"] != "31.10.2018"
+
+
 def test_a_german_title_dates_the_invoice_with_von(invoices_config: dict[str, Any]) -> None:
     document = line_document("Bei Spiel GmbH", "Ecke 12", "Kundennummer: 2",
                              "Rechnung # RE-20170509/505 von 09.05.2017",

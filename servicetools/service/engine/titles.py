@@ -90,9 +90,26 @@ def letter_date(lines: list[Line]) -> EngineValue | None:
     return None
 
 
+# The date a title wraps to the line under it: "Gutschrift ... Nr. 47110818" over
+# "vom 31.10.2018" ("of" and "from" open too many other lines).
+_WRAPPED_DATE = re.compile(rf"^\s*(?:vom|von|du|dated|del|van|le)\s+({DATE.pattern})",
+                           re.IGNORECASE)
+
+
 def title_date(lines: list[Line]) -> EngineValue | None:
-    """The date a title line names ("Rechnung ... vom 30.10.2018")."""
-    return _titled(lines, _TITLE_DATE)
+    """The date a title line names ("Rechnung ... vom 30.10.2018"), else the date a title
+    with its number wraps to the next line."""
+    found = _titled(lines, _TITLE_DATE)
+    if found is not None:
+        return found
+    for line, below in zip(lines, lines[1:], strict=False):
+        if below.page != lines[0].page:
+            break
+        match = _WRAPPED_DATE.match(below.text)
+        if match and _TITLE_NUMBER.search(line.text):
+            return EngineValue(match.group(1).rstrip(".,;:"), TITLED,
+                               evidence={"titled": 1.0})
+    return None
 
 
 def title_number(lines: list[Line]) -> EngineValue | None:
