@@ -55,6 +55,23 @@ def test_values_stated_in_sentences_are_read_by_their_kind() -> None:
     assert values["parties"] == ["Acme Widgets, Inc.", "Globex LLC"]
 
 
+def test_a_duration_under_its_sections_heading_wins_over_one_the_words_touch_more() -> None:
+    # A standstill's period says "agree", "period" and "agreement"; the section headed
+    # "Term." says how long the agreement lasts, its number glued to the sentence before.
+    contract = stacked(
+        "8. You agree that for a period of 18 months, while the obligations of this",
+        "Agreement remain in effect, you will not acquire securities of the Company. This",
+        "letter may be signed in counterparts, each an original. 13. Term. Except for",
+        "Sections 6 and 14(i) (Governing Law; Forum), this letter shall end on the date",
+        "that is two years after the date hereof.")
+    assert _values(contract, CONTRACTS)["term"] == ["two years"]
+    # Without the heading, the sentence the target's words touch most.
+    unheaded = stacked(
+        "8. You agree that for a period of 18 months after the date of this Agreement you",
+        "will not acquire any securities of the Company. Nothing here expires in two years.")
+    assert _values(unheaded, CONTRACTS)["term"] == ["18 months"]
+
+
 def test_stated_values_stay_under_the_auto_accept_line() -> None:
     for target in extract_all(CONTRACT, CONTRACTS).values():
         assert all(0 < value.confidence < 0.9 for value in target.values)

@@ -94,21 +94,54 @@ def stated_values(lines: list[Line], target: dict[str, Any], kind: str) -> list[
         return (_parties(sentences) or _listed_parties(lines, sentences)
                 or _letter_parties(lines) or _introduced_parties(lines, _defined(sentences)))
     pattern = _LAW if kind == JURISDICTION else _DURATION
-    best: tuple[int, int, str] | None = None
+    named = _stems(target.get("name") or "")
+    best: tuple[bool, int, str] | None = None
     for index, sentence in enumerate(sentences):
         found = pattern.search(sentence)
         if not found:
             continue
         shared = len(cues & _stems(sentence))
+        headed = _headed(sentences, index, named)
         value = (found.group(1) or found.group(2)) if kind == JURISDICTION else found.group(0)
-        if best is None or shared > best[0]:
-            best = (shared, index, value.strip())
-    if best is None or (best[0] == 0 and kind == DURATION):
+        if best is None or (headed, shared) > best[:2]:
+            best = (headed, shared, value.strip())
+    if best is None or (best[1] == 0 and not best[0] and kind == DURATION):
         return []  # a duration in a sentence the target's words do not touch says nothing
-    shared, _, value = best
+    headed, shared, value = best
+    if headed:
+        shared = max(shared, min(len(cues), 4))  # the section's heading names the target
     share = min(1.0, shared / max(1, min(len(cues), 4)))
     return [EngineValue(_trimmed(value), round(_STATED[kind] * (0.5 + 0.5 * share), 4),
                         evidence={"sentence": 1.0, "sentence_cues": round(share, 3)})]
+
+
+# A section's number before its heading: "13.", "6.15", "(b)", "Section 4.".
+_SECTION_NUMBER = re.compile(
+    r"^(?:section\s+)?(?:\(?\d{1,3}(?:\.\d{1,3})*[.)]?|\([a-z]{1,4}\)|[ivx]{1,4}[.)])\s*",
+    re.IGNORECASE)
+_HEADING_WORDS = 4
+# How many sentences of a section its heading reaches ("13. Term. Except for Sections 6
+# (...) and 14(i) (Governing Law; Forum), which ...; this Agreement shall expire ...").
+_SECTION_SENTENCES = 3
+
+
+def _headed(sentences: list[str], index: int, named: set[str]) -> bool:
+    """Whether the sentence stands in a section whose heading names the target ("13.
+    Term." over "This Agreement shall expire ... two years after ...", "Governing Law."):
+    within the sentences before it, the nearest heading of a few words (after its
+    section number) shares a word with the target's name."""
+    if not named:
+        return False
+    for back in range(1, _SECTION_SENTENCES + 1):
+        if index - back < 0:
+            return False
+        # "... an original. 6.15 Term.": a numbered heading after the last sentence's
+        # end, which a section number (no capital) does not split off.
+        last = re.split(r"(?<=[.;:])\s+(?=\(?\d)", sentences[index - back])[-1]
+        heading = _SECTION_NUMBER.sub("", last).strip()
+        if heading and len(heading.split()) <= _HEADING_WORDS:
+            return bool(named & _stems(heading))
+    return False
 
 
 def _sentences(lines: list[Line]) -> list[str]:
