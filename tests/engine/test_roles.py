@@ -313,3 +313,26 @@ def test_a_document_numbers_itself_under_the_noun_of_its_title() -> None:
     # Without the title, "Order" is some order's number, not the contract's.
     untitled = placed(("Orders", 0.05, 0.1), ("Order / Rev: 1996189", 0.3, 0.1))
     assert extract_all(untitled, configuration)["t-contract"].values[0].text == ""
+
+
+def _one(name: str, description: str, example: str = "") -> dict[str, Any]:
+    return {"extraction_targets": [{
+        "id": "t-one", "type": "field", "name": name, "description": description,
+        "example": example, "is_multiple": False}]}
+
+
+def test_a_label_inside_another_fields_label_is_not_the_targets() -> None:
+    # "Account Executive" is the sales rep's label: an "Account" target finds no
+    # "Executive" there, and nothing at all where the page prints no account of its own.
+    rep = stacked("Account Executive Robert Martinez", "Account Executives",
+                  "Advertiser Code 1288")
+    assert extract_all(rep, _one("Account", "The account the order is for."))[
+        "t-one"].values[0].text == ""
+    # A tax target passes over the seller's "Tax ID" to the tax itself.
+    taxed = stacked("Northwind Traders GmbH", "Tax ID DE811907980", "Subtotal 100.00",
+                    "Tax 19.00", "Total 119.00")
+    assert extract_all(taxed, _one("Tax", "The tax charged.", "1.00"))[
+        "t-one"].values[0].text == "19.00"
+    # The same words as the user's own label stay the target's.
+    assert extract_all(taxed, _one("Tax ID", "The seller's tax number.", "DE123456789"))[
+        "t-one"].values[0].text == "DE811907980"

@@ -63,6 +63,7 @@ from .roles import (
     TAX,
     TOTAL,
     field_words_only,
+    other_field_labels,
     understand,
 )
 from .sentences import PARTIES, stated_values
@@ -228,6 +229,13 @@ def _number_siblings(phrase: str) -> list[str]:
     return siblings if label_key(stem) in _TITLES else [stem, *siblings]
 
 
+# The target id of labels of fields no target asks for (roles.other_field_labels).
+_OTHER_FIELD = "\0other field"
+# How near a phrase comes to such a label to take its words: one letter more or less
+# ("Account Executives"), not a fuzzy neighbour ("Customer Name" near "Customer No").
+_OTHER_FIELD_SCORE = 0.95
+
+
 def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]:
     """Label matches of all targets; on each line overlapping matches keep the most specific."""
     worded_of = [(t, _worded_aliases(t)) for t in targets]
@@ -239,6 +247,11 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     ]
     if not aliases:
         return []
+    # Labels of fields no target asks for ("Account Executive", "Tax ID"): found like the
+    # targets' own, they take their words from a target's shorter label inside them.
+    asked = {key for _, key, _ in aliases}
+    aliases += [(_OTHER_FIELD, key, len(phrase.split())) for phrase in other_field_labels()
+                if (key := label_key(phrase)) not in asked]
     own = {(str(t.get("id", "")), label_key(p)) for t in targets for p in own_aliases(t)}
     # A party's name under a label of its role alone ("Buyer" for an "Advertiser": on an
     # ad order the agency's buyer) is less sure than under the user's own words.
@@ -292,6 +305,8 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                     # "INVOICE: INV-100": with a colon even a title labels a value.
                     colon = line.words[end - 1].text.endswith(":")
                     score = _label_score(key, phrase, titles=not colon, read=read)
+                    if target_id == _OTHER_FIELD and score < _OTHER_FIELD_SCORE:
+                        continue  # another field's label as printed, or in the plural
                     if score:
                         translated = (target_id, key) not in own
                         found.append((Label(target_id, key, index, start, end, score,
@@ -309,7 +324,8 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
             if not span & taken or (label.start, label.end, label.key) in kept:
                 taken |= span
                 kept.add((label.start, label.end, label.key))
-                labels.append(label)
+                if label.target_id != _OTHER_FIELD:
+                    labels.append(label)
     return labels
 
 

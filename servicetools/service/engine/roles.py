@@ -39,7 +39,7 @@ from .vocabulary import role_labels
 __all__ = [
     "ADDRESS", "CURRENCY", "CUSTOMER", "DOCUMENT_NUMBER", "DUE_DATE", "ISSUER", "ISSUE_DATE",
     "ORDER_NUMBER", "OTHER", "PERIOD", "SUBTOTAL", "TAX", "TOTAL", "TRANSACTION_NUMBER",
-    "Understood", "field_words_only", "understand",
+    "Understood", "field_words_only", "other_field_labels", "understand",
 ]
 
 ISSUER = "issuer"
@@ -128,7 +128,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         "kundennummer", "unit price", "quantity", "qty", "description", "paid by", "tender",
         "law", "term", "period", "parties", "party", "signatory", "title", "note", "notes",
         "rate", "percentage", "discount", "cashier", "table", "time", "salesperson",
-        "contact", "attn", "attention", "product",
+        "contact", "attn", "attention", "product", "account executive", "account manager",
     ),
 }
 # Short or common words that name a role in a target's name but not in running prose
@@ -382,6 +382,14 @@ _WORDS = re.compile(r"[^\W\d_]+")
 @lru_cache(maxsize=1)
 def _cue_words() -> frozenset[str]:
     return frozenset(cue for cues in _CUES.values() for cue in cues if " " not in cue)
+
+
+def other_field_labels() -> tuple[str, ...]:
+    """The printed labels of fields the engine has no role for, of two words or more
+    ("Tax ID", "Customer Number", "Account Executive"): on the page such a phrase is that
+    field's label, and a target's shorter label inside it ("Tax", "Customer",
+    "Account") is not the target's."""
+    return tuple(cue for cue in _CUES[OTHER] if " " in cue)
 
 
 def field_words_only(text: str) -> bool:
