@@ -51,3 +51,32 @@ def test_halves_follow_the_data_folders_rule() -> None:
     assert rename.half("005.jpg") in ("tuning", "check")
     halves = {rename.half(f"{n:03d}.jpg") for n in range(40)}
     assert halves == {"tuning", "check"}
+
+
+def _outcome(document: str, target: str, right: bool) -> rename.realsets.Outcome:
+    return rename.realsets.Outcome("x", document, target, "text", "A", "A" if right else "",
+                                   0.9, right, True)
+
+
+def test_the_goal_is_judged_again_without_names_printed_for_another_field() -> None:
+    # 005.jpg is in the check half. "Order Number" reads nothing, "Contract No" reads it.
+    names = {"c": {"Contract Number": [["Order Number", "."], ["Contract No", "."]]}}
+    rename._CONFIGURATION_OF["r/005.jpg"] = "c"
+    base = [_outcome("r/005.jpg", "Contract Number", True)]
+    others = [[_outcome("r/005.jpg", "Contract Number", False)],
+              [_outcome("r/005.jpg", "Contract Number", True)]]
+    another = {"c": {"Contract Number": {"Order Number": "the forms print an order's own"}}}
+    page = rename.report(base, others, names, False, another)
+    assert "Below it: c/Contract Number (0.00)" in page
+    assert "c / Contract Number as 'Order Number': the forms print an order's own" in page
+    assert page.endswith("The goal without those names. Below it: none")
+    assert rename.report(base, others, names, False).endswith(
+        "Below it: c/Contract Number (0.00)")
+
+
+def test_names_printed_for_another_field_are_names_of_the_bench() -> None:
+    another = json.loads(rename.RENAMES.read_text())["_another_field"]
+    for configuration, by_target in another.items():
+        for target, by_name in by_target.items():
+            assert set(by_name) <= {n for n, _ in RENAMES[configuration][target]}
+            assert all(reason.strip() for reason in by_name.values())
