@@ -336,3 +336,15 @@ def test_a_label_inside_another_fields_label_is_not_the_targets() -> None:
     # The same words as the user's own label stay the target's.
     assert extract_all(taxed, _one("Tax ID", "The seller's tax number.", "DE123456789"))[
         "t-one"].values[0].text == "DE811907980"
+
+
+def test_a_label_the_text_layer_glued_to_the_word_before_it_is_read() -> None:
+    # One station's forms print the station's code and "Advertiser" as one word.
+    advertiser = _one("Advertiser", "Who buys the air time.")
+    document = stacked("KECI+KCFW Combo KECI+KCFWAdvertiser Matt Rosendale For Congress-R",
+                       "Agency American Media Group Buyer Name MediaAssistant")
+    assert extract_all(document, advertiser)["t-one"].values[0].text == (
+        "Matt Rosendale For Congress-R")
+    # A name's own capitals ("McAdvertiser", "PayPal") glue no label to anything.
+    plain = stacked("Agency McAdvertiser Holdings", "Buyer Name MediaAssistant")
+    assert extract_all(plain, advertiser)["t-one"].values[0].text != "Holdings"

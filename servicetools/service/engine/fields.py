@@ -229,6 +229,11 @@ def _number_siblings(phrase: str) -> list[str]:
     return siblings if label_key(stem) in _TITLES else [stem, *siblings]
 
 
+# A word the text layer glued from two: the first ends in a capital, digit or sign, the
+# second is a capitalised word ("KECI+KCFWAdvertiser"); never "McDonald" or "PayPal".
+_GLUED = re.compile(r"^(.*[A-Z0-9+)\]/.,:;-])([A-Z][a-z][^A-Z]*)$")
+# The shortest label key read at the end of such a word: no "No", "Date" or "Total".
+_GLUED_KEY = 6
 # The target id of labels of fields no target asks for (roles.other_field_labels).
 _OTHER_FIELD = "\0other field"
 # How near a phrase comes to such a label to take its words: one letter more or less
@@ -264,6 +269,10 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     for order, (target_id, key, size) in enumerate(aliases):
         by_length.setdefault(len(key), []).append((order, target_id, key, size))
     reach: dict[int, tuple[list[tuple[int, str, str, int]], list[str]]] = {}
+    exact: dict[str, list[tuple[int, str, str, int]]] = {}
+    for order, (target_id, key, size) in enumerate(aliases):
+        if len(key) >= _GLUED_KEY:
+            exact.setdefault(key, []).append((order, target_id, key, size))
 
     def within(length: int) -> tuple[list[tuple[int, str, str, int]], list[str]]:
         """The aliases a phrase of this length can match, and their keys."""
@@ -313,6 +322,17 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
                                             translated, start not in starts,
                                             target_id in parties
                                             and (target_id, key) not in worded), order))
+        for at, word in enumerate(line.words):
+            # "KECI+KCFWAdvertiser": the text layer glued a label to the word before it
+            # (a code or a name's capitals, not a word that qualifies the label).
+            glued = _GLUED.match(word.text)
+            tail = exact.get(label_key(glued.group(2)), []) if glued else []
+            for order, target_id, key, _ in tail:
+                if target_id != _OTHER_FIELD:
+                    found.append((Label(target_id, key, index, at, at + 1, 1.0,
+                                        (target_id, key) not in own, False,
+                                        target_id in parties
+                                        and (target_id, key) not in worded), order))
         found.sort(key=lambda h: (-round(h[0].score, 1), -len(h[0].key), -h[0].score,
                                   h[0].start, h[1]))
         taken: set[int] = set()
