@@ -266,13 +266,13 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     # Aliases by the length of their key: a phrase is compared only with keys it can match
     # (itself, or within a quarter of the key's length: see _label_score), not with all.
     by_length: dict[int, list[tuple[int, str, str, int]]] = {}
-    for order, (target_id, key, size) in enumerate(aliases):
-        by_length.setdefault(len(key), []).append((order, target_id, key, size))
-    reach: dict[int, tuple[list[tuple[int, str, str, int]], list[str]]] = {}
+    # And by the key itself, for a label read at the end of a glued word.
     exact: dict[str, list[tuple[int, str, str, int]]] = {}
     for order, (target_id, key, size) in enumerate(aliases):
+        by_length.setdefault(len(key), []).append((order, target_id, key, size))
         if len(key) >= _GLUED_KEY:
             exact.setdefault(key, []).append((order, target_id, key, size))
+    reach: dict[int, tuple[list[tuple[int, str, str, int]], list[str]]] = {}
 
     def within(length: int) -> tuple[list[tuple[int, str, str, int]], list[str]]:
         """The aliases a phrase of this length can match, and their keys."""
