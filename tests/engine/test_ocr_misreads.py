@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from servicetools.service.engine.lines import page_lines
 from servicetools.service.engine.lookalikes import digits_read_as_letters, lookalike_ratio
 from servicetools.service.engine.names import misread_legal_forms
+from servicetools.service.engine.titles import title_number
 
 from ..support.engine_documents import (
     extract_all,
@@ -182,6 +184,19 @@ def test_a_title_word_in_parentheses_still_numbers_the_document(
         "Global Supplies Ltd.", "Gesamtbetrag: 2.000,00 €")
     values = field_values(extract_all(document, invoices_config))
     assert (values["t-invoice-number"], values["t-invoice-date"]) == ("47110818", "31.10.2018")
+
+
+@pytest.mark.parametrize("title", ["Avoir AV-2017-0005", "Gutschrift Nr. AV-2017-0005",
+                                   "Credit Note # AV-2017-0005", "Creditnota AV-2017-0005"])
+def test_a_credit_note_numbers_itself_in_its_title(invoices_config: dict[str, Any],
+                                                   title: str) -> None:
+    document = line_document(title, "Global Supplies Ltd.", "Montant TTC : -233,47 €")
+    values = field_values(extract_all(document, invoices_config))
+    assert values["t-invoice-number"] == "AV-2017-0005"
+    # "avoir" is a credit note only as a word of its own.
+    verb = page_lines(line_document("Pouvoir AV-2017-0005").pages[0])
+    assert title_number(verb) is None
+    assert title_number(page_lines(line_document(title).pages[0])) is not None
 
 
 def test_a_title_with_its_number_dates_the_invoice_on_the_line_under_it(

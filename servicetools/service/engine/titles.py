@@ -40,8 +40,11 @@ def letter_head(lines: list[Line]) -> list[Line]:
 # A title that names the document's number or date: "Handelsrechnung Nr. TX-471102 vom
 # 30.10.2018", "Facture du 11/12/2022", "Invoice #23413561D", "Invoice dated 5 May 2024",
 # "Rechnung Nr. 4711 11. März 2014", "Gutschrift (Selbst ausgestellte Rechnung) (389)
-# Nr. 47110818" (the title word may close a parenthesis).
-_TITLE_WORD = r"\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura)\w*\b\)?"
+# Nr. 47110818" (the title word may close a parenthesis). A credit note numbers and dates
+# itself alike: "Gutschrift", "Credit Note", "Avoir AV-2017-0005", "Creditnota", "Nota di
+# credito", "Nota de crédito" ("avoir" only as a word: not "pouvoir").
+_TITLE_WORD = (r"(?:\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura|gutschrift)\w*\b"
+               r"|\b(?:credit\s?note|avoir|creditnota|nota\s+d[ie]\s+cr[eé]dito)\b)\)?")
 _TITLE_DATE = re.compile(
     rf"{_TITLE_WORD}.*?\b(?:vom|von|du|dated|del|van|of|le|from)\s+({DATE.pattern})"
     # The title, its number, and the date ending the line: "Beitragsrechnung zur
