@@ -188,6 +188,18 @@ def test_a_word_between_two_rows_does_not_run_the_rows_into_one_line() -> None:
         "r0c0 r0c1 r0c2 mid", "r1c0 r1c1 r1c2", "r2c0 r2c1 r2c2", "r3c0 r3c1 r3c2"]
 
 
+def test_a_word_joins_the_line_it_stands_on_once_every_line_is_known() -> None:
+    # An address window beside a taller column of labels: "GmbH" is printed a little
+    # above "Muster", so its centre comes first and it met the column's line alone.
+    words = [Word("Rechnungsnummer:", 0.555, 0.2160, 0.70, 0.2279),
+             Word("2015738820", 0.736, 0.2160, 0.82, 0.2279),
+             Word("GmbH", 0.180, 0.2214, 0.22, 0.2321),
+             Word("Muster", 0.129, 0.2227, 0.17, 0.2334),
+             Word("z.Hd.", 0.129, 0.2335, 0.16, 0.2442)]
+    assert [line.text for line in group_lines(words)] == [
+        "Rechnungsnummer: 2015738820", "Muster GmbH", "z.Hd."]
+
+
 def test_a_word_printed_sideways_stays_out_of_the_rows_beside_it() -> None:
     # A margin note set vertically ("Copyright ...") is as tall as many rows.
     rows = [Word(f"row{n}", 0.2, 0.3 + 0.02 * n, 0.3, 0.312 + 0.02 * n) for n in range(6)]

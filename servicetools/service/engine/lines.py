@@ -79,9 +79,43 @@ def group_lines(words: Iterable[Word], page: int = 1) -> list[Line]:
             tops.append([word.y0])
             bottoms.append([word.y1])
             bands.append((word.y0, word.y1))
-    result = [Line(sorted(line, key=lambda w: w.x0), page) for line in lines]
+    _settle(lines, bands)
+    result = [Line(sorted(line, key=lambda w: w.x0), page) for line in lines if line]
     result.sort(key=lambda line: (line.y0 + line.y1) / 2)
     return result
+
+
+def _settle(lines: list[list[Word]], bands: list[tuple[float, float]]) -> None:
+    """Moves each word to the neighbouring line that holds it more than its own does.
+
+    Words join lines in the order of their centres, so a word printed a little above
+    its neighbour on the left ("Muster" | "GmbH" in an address window, beside a taller
+    "Rechnungsnummer:" column) may join the column's line before its own line exists.
+    Once every line is known, a word overlapping another line's typical extent more
+    than its own's, with no word of that line beside it, belongs there.
+    """
+    def overlap(band: tuple[float, float], word: Word) -> float:
+        return min(band[1], word.y1) - max(band[0], word.y0)
+
+    moves: list[tuple[int, Word, int]] = []
+    for index, line in enumerate(lines):
+        if len(line) < 2:
+            continue  # a word alone already has its own line
+        for word in line:
+            own = overlap(bands[index], word)
+            for other in (index - 1, index + 1, index - 2, index + 2):
+                if not 0 <= other < len(lines) or other == index:
+                    continue
+                typical = bands[other][1] - bands[other][0]
+                if not typical / _MAX_RATIO <= word.height <= _MAX_RATIO * typical:
+                    continue
+                if overlap(bands[other], word) > own + 0.1 * word.height and not any(
+                        w.x0 < word.x1 and word.x0 < w.x1 for w in lines[other]):
+                    moves.append((index, word, other))
+                    break
+    for index, word, other in moves:
+        lines[index].remove(word)
+        lines[other].append(word)
 
 
 def _median(ordered: list[float]) -> float:
