@@ -148,7 +148,7 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
     z = normal_quantile(LEVEL)
     lines = [f"{'set / configuration / target':<50}{'n':>5}{'measured':>10}{'covered':>9}"
              f"{'width PPI':>11}{'width sample':>14}{'ratio':>7}"]
-    covered_all, ratios_all, count = 0, [], 0
+    covered_all, ratios_all, count, worst = 0, [], 0, (2.0, "")
     oracle_covered, oracle_ratios = 0, []
     for name in pd.unique(table["set"]):
         mine, others = table.loc[table["set"] == name], table.loc[table["set"] != name]
@@ -175,6 +175,7 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
             ratio = float(np.mean(widths)) / float(np.mean(sample_widths))
             covered_all, count = covered_all + covered, count + runs
             ratios_all.append(ratio)
+            worst = min(worst, (covered / runs, f"{name} / {target}"))
             oracle_covered += best_covered
             oracle_ratios.append(float(np.mean(best_widths)) / float(np.mean(sample_widths)))
             lines.append(f"{name + ' / ' + str(target):<50}{len(part):>5}"
@@ -182,7 +183,8 @@ def audits(table: pd.DataFrame, runs: int, seed: int) -> str:
                          f"{np.mean(sample_widths):>14.3f}{ratio:>7.2f}")
     lines.append(f"all targets with >= {2 * AUDIT_SIZE} values ({len(ratios_all)}): covered "
                  f"{covered_all / max(1, count):.1%} of {count} audits (goal 85-95%); mean "
-                 f"width ratio {np.mean(ratios_all):.2f} (goal <= 0.7)")
+                 f"width ratio {np.mean(ratios_all):.2f} (goal <= 0.7); the least covered "
+                 f"target: {worst[1]}, {worst[0]:.1%}")
     lines.append("what confidence can give at best: the same audits with each target's "
                  "confidence perfectly calibrated on its own truth (isotonic; an oracle no "
                  f"reference gives): covered {oracle_covered / max(1, count):.1%}, mean width "

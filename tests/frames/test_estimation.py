@@ -319,3 +319,20 @@ def test_a_shrunk_model_holds_each_offset_where_a_refit_under_that_ridge_puts_it
     assert abs(shrunk.targets["Few"]) < 0.5 * abs(model.targets["Few"])
     assert shrunk.targets["Many"] == pytest.approx(model.targets["Many"], rel=0.25)
     assert model.shrunk(model.ridge) is model
+
+
+def test_an_audit_that_misses_the_rare_confident_errors_still_covers() -> None:
+    from servicetools.analysis.audit.estimation import prediction_powered
+
+    # The model doubts values that are right (0.9) and is sure of two that are wrong:
+    # most audits of 30 miss both, and their residuals alone show almost no spread.
+    p = np.array([0.01] * 5 + [0.9] * 50 + [0.99] * 65)
+    y = np.ones(120)
+    y[[0, 1, 2, 3, 4, 5, 55]] = 0
+    rng = np.random.default_rng(0)
+    covered = 0
+    for _ in range(1000):
+        drawn = rng.choice(120, 30, replace=False)
+        _, low, high = prediction_powered(p, p[drawn], y[drawn], z=1.645)
+        covered += low <= y.mean() <= high
+    assert covered >= 850  # a 90% interval; the sample's variance alone covers 70%

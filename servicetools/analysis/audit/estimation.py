@@ -72,6 +72,11 @@ _MIN_REFERENCE = 30  # labelled values of a target below which the estimate says
 _MIN_AUDIT = 10  # audited values of a target below which the model alone speaks
 _SHIFT_P = 0.01  # a shift test's p-value below which this batch is not the reference's
 _BOOTSTRAP = 100
+# Pseudo-values with the model's own residual variance added to an audit's residuals.
+# Four, as Agresti and Coull's interval adds; measured by bench/estimate.py (ten targets,
+# 1,000 audits of 30 each): coverage of the 90% interval 86.0% -> 91.2%, its worst
+# target 56% -> 82%, width 0.75 -> 0.78 of the sample's own interval.
+_PRIOR_VALUES = 4
 
 
 def _inputs(frame: pd.DataFrame) -> np.ndarray:
@@ -263,14 +268,24 @@ def prediction_powered(p_all: np.ndarray, p_sample: np.ndarray, y_sample: np.nda
 
     The estimand is the accuracy of these values, not of values like them: the model's
     mean over them is known exactly, and the sample's share of them shrinks the
-    correction's variance (the finite-population correction). An audit without a single
-    error cannot show its own spread: then the variance is at least that of Agresti and
-    Coull's proportion (two right and two wrong added), so it never shrinks to a point.
+    correction's variance (the finite-population correction).
+
+    Errors are rare and an audit is small, so the sample's residuals often miss the few
+    confident wrong values that make most of their spread, and a normal interval on
+    the sample's variance alone then covers far less than it says (an adforms-dev date
+    target: 56% of audits of 30 under a 90% interval). The variance is therefore
+    shrunk toward the model's own, p(1 - p) on average over all values, with
+    `_PRIOR_VALUES` pseudo-values, as Agresti and Coull add four to a proportion. An
+    audit without a single error still has at least the variance of their proportion
+    (two right and two wrong added), so it never shrinks to a point.
     """
     n, m = len(p_all), len(y_sample)
     residual = y_sample - p_sample
     value = float(p_all.mean()) + float(residual.mean())
-    variance = float(residual.var(ddof=1)) / m if m > 1 else 0.25
+    spread = float(((residual - residual.mean()) ** 2).sum())
+    prior = float((p_all * (1 - p_all)).mean())
+    variance = ((spread + _PRIOR_VALUES * prior) / (m - 1 + _PRIOR_VALUES) / m
+                if m else 0.25)
     if m and y_sample.min() == y_sample.max():  # all right or all wrong: no spread seen
         adjusted = (float(y_sample.sum()) + 2) / (m + 4)
         variance = max(variance, adjusted * (1 - adjusted) / (m + 4))
