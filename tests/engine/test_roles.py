@@ -338,6 +338,19 @@ def test_a_label_inside_another_fields_label_is_not_the_targets() -> None:
         "t-one"].values[0].text == "DE811907980"
 
 
+def test_the_date_of_another_event_is_not_the_invoices_date() -> None:
+    # "Date of delivery" labels the delivery's date: an "Invoice Date" target takes no
+    # "Date" from it, and finds the issue date printed elsewhere.
+    issued = _one("Invoice Date", "The date the invoice was issued.", "2020-01-31")
+    document = stacked("Northwind Traders GmbH", "2020-11-21",
+                       "Invoice # RE-20201121/508 issued at 2020-11-21",
+                       "Date of delivery 2020-11-10", "Total 119.00")
+    assert extract_all(document, issued)["t-one"].values[0].text == "2020-11-21"
+    # A target that asks for the delivery's date by that name finds it.
+    delivered = _one("Delivery Date", "When the goods were delivered.", "2020-01-31")
+    assert extract_all(document, delivered)["t-one"].values[0].text == "2020-11-10"
+
+
 def test_a_label_the_text_layer_glued_to_the_word_before_it_is_read() -> None:
     # One station's forms print the station's code and "Advertiser" as one word.
     advertiser = _one("Advertiser", "Who buys the air time.")

@@ -129,6 +129,11 @@ _CUES: dict[str, tuple[str, ...]] = {
         "law", "term", "period", "parties", "party", "signatory", "title", "note", "notes",
         "rate", "percentage", "discount", "cashier", "table", "time", "salesperson",
         "contact", "attn", "attention", "product", "account executive", "account manager",
+        # Dates of other events than the issue: "Date of delivery 2020-11-10" under
+        # "issued at 2020-11-21" is no label of the invoice's date.
+        "delivery date", "date of delivery", "ship date", "shipping date", "order date",
+        "date of order", "service date", "date of service", "date de livraison",
+        "fecha de entrega", "data di consegna", "data consegna",
     ),
 }
 # Short or common words that name a role in a target's name but not in running prose

@@ -36,7 +36,7 @@ _INVOICE_DATE = (
     "Fecha de factura", "Fecha de la factura", "Fecha de emisión", "Fecha factura",
     "Data fattura", "Data della fattura",
     "Data documento", "Data di emissione", "Invoice Date", "Date of Issue", "Issue Date",
-    "Billing Date", *_DATE,
+    "Billing Date", "Issued on", "Issued at", "Date issued", *_DATE,
 )
 _DUE_DATE = (
     "Fälligkeitsdatum", "Fällig am", "Zahlbar bis", "Date d'échéance", "Échéance",
@@ -88,6 +88,11 @@ _BLOCK_HEADINGS = (
     "Afleveradres", "Factuuradres", "Dirección de envío", "Indirizzo di spedizione",
 )
 _ADDRESS = ("Adresse", "Anschrift", "Adres", "Dirección", "Indirizzo")
+# The delivery's date: a field of its own (roles.OTHER), never the invoice's date.
+_DELIVERY_DATE = ("Delivery Date", "Date of delivery", "Delivered on", "Lieferdatum",
+                  "Leistungsdatum", "Liefer- und Leistungsdatum", "Date de livraison",
+                  "Leverdatum", "Leveringsdatum", "Fecha de entrega", "Data di consegna",
+                  "Data consegna")
 _RECEIPT_NUMBER = ("Bon-Nr", "Bonnummer", "Beleg-Nr", "Ticket n°", "N° de ticket",
                    "Bonnr", "Ticket nº", "Scontrino n")
 
@@ -104,6 +109,7 @@ _TABLE: dict[str, tuple[str, ...]] = {
     "vendor": _VENDOR, "supplier": _VENDOR, "seller": _VENDOR,
     "customer": _CUSTOMER, "billto": _CUSTOMER,
     "address": _ADDRESS,
+    "deliverydate": _DELIVERY_DATE, "dateofdelivery": _DELIVERY_DATE,
     "receiptnumber": _RECEIPT_NUMBER, "receiptno": _RECEIPT_NUMBER,
 }
 # Printed labels of each role a target may have (roles.py), English first: what a
