@@ -153,3 +153,23 @@ def test_prepared_header_tests_agree_with_header_trees(invoices_config: dict[str
         test = header_test(tree)
         for text in texts:
             assert test(text) is header_matches(text, tree), (text, tree)
+
+
+def test_a_total_after_the_count_of_items_closes_them(receipts_config: dict[str, Any]) -> None:
+    # "7 TOTAL 75.70" under "Qty Description Amount": seven items, then the receipt's
+    # total; it is no eighth item, and the total is read from it, not from the
+    # "Amount" column of the tax summary under it.
+    from ..support.engine_documents import extract_all
+
+    document = placed_document(
+        (("Qty", 0.05), ("Description", 0.15), ("Amount", 0.6)),
+        (("2", 0.05), ("SPICY CHICKEN FLOSS", 0.15), ("5.80", 0.6)),
+        (("5", 0.05), ("DIRTY BREAD", 0.15), ("69.90", 0.6)),
+        (("7", 0.05), ("TOTAL", 0.15), ("75.70", 0.6)),
+        (("GST Summary", 0.05), ("Amount", 0.4), ("Tax", 0.6)),
+        (("T: 6% GST", 0.05), ("71.42", 0.4), ("4.28", 0.6)),
+    )
+    found = extract_all(document, receipts_config)
+    assert found["t-receipt-total"].values[0].text == "75.70"
+    items = [c.text for c in found["t-receipt-items"].cells if c.column == 0]
+    assert items == ["SPICY CHICKEN FLOSS", "DIRTY BREAD"]

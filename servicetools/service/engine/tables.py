@@ -23,9 +23,11 @@ from .page_model import Word
 from .results import EngineCell
 from .shapes import header_test, validates
 
-# A line that starts like this closes the line items: the totals follow.
+# A line that starts like this closes the line items: the totals follow. A total may
+# follow the count of items ("7 TOTAL 75.70" under "Qty Description Amount").
 _TOTALS = re.compile(
-    r"^\s*(sub[\s-]?total|total|grand\s*total|tax|vat|gst|balance|amount\s*due|net\s*amount)\b",
+    r"^\s*(sub[\s-]?total|total|grand\s*total|tax|vat|gst|balance|amount\s*due|net\s*amount"
+    r"|\d{1,3}\s+(sub[\s-]?total|total|grand\s*total))\b",
     re.IGNORECASE,
 )
 # An amount with decimals ("293.52", "1.234,50"): a line holding one is no header row.
