@@ -74,6 +74,30 @@ def test_a_space_drawn_over_a_digit_splits_no_word() -> None:
     assert lines == ["Invoice Nr. 181301674", "Invoice Nr. 181301674", "Due in 30 days"]
 
 
+def test_text_drawn_twice_over_itself_reads_once() -> None:
+    # Forms fake a bold face by drawing a run twice, a little apart ("($27.00)" again
+    # 1.3 pt right and 0.8 pt up): pdfplumber's words read "($$2277..0000)". A heading
+    # set twice at one place reads "HHIIGGHHLLIIGGHHTTSS". A reader sees each once.
+    # Two like letters set tight ("11" in a condensed face) stay two.
+    from ..support.drawn_pages import letter_canvas
+
+    buffer = io.BytesIO()
+    c = letter_canvas(buffer)
+    c.setFont("Helvetica", 10)
+    c.drawString(50, 700, "Gross Amount")
+    for dx, dy in ((0.0, 0.0), (1.3, 0.8)):
+        c.drawString(150 + dx, 700 + dy, "($27.00)")
+    for _ in range(2):
+        c.drawString(50, 680, "HIGHLIGHTS")
+    c.drawString(50, 660, "Spots")
+    one = c.stringWidth("1", "Helvetica", 10)
+    c.drawString(100, 660, "1")
+    c.drawString(100 + 0.6 * one, 660, "1")  # tighter than a shadow's reach: still "11"
+    c.save()
+    lines = document_text(load_document(buffer.getvalue(), "application/pdf")).splitlines()
+    assert lines == ["Gross Amount ($27.00)", "HIGHLIGHTS", "Spots 11"]
+
+
 def test_every_page_is_rendered(two_page_pdf: bytes) -> None:
     document = load_document(two_page_pdf, "application/pdf", dpi=72)
     assert [p.number for p in document.pages] == [1, 2]

@@ -247,7 +247,7 @@ def _text_layer_words(page: Any) -> list[Word]:
     directions = (_sideways(page) if turn == 0 else
                   {"line_dir_rotated": "ltr", "char_dir_rotated": "btt"} if turn > 0 else
                   {"line_dir_rotated": "rtl", "char_dir_rotated": "ttb"})
-    hidden = _hidden_spaces(page.chars)
+    hidden = _hidden_spaces(page.chars) | _shadows(page.chars)
     if hidden:
         page = page.filter(lambda obj: id(obj) not in hidden)
     words = []
@@ -287,6 +287,40 @@ def _hidden_spaces(chars: list[dict[str, Any]]) -> set[int]:
                 hidden.add(id(char))
                 break
     return hidden
+
+
+# A shadow is a copy of a glyph drawn over it, less than this share of its width away
+# (and half its size up or down): sharper than a letter's own neighbour ever stands.
+_SHADOW_REACH = 0.75
+# Offsets of shadows that recur on a page: a run drawn twice ("$27.00" again 1.3 pt
+# right and 0.8 pt up, for a bold face the font lacks) repeats its offset for every
+# glyph; two like letters set tight ("11" in a condensed face) show one offset once.
+_SHADOW_RUN = 3
+
+
+def _shadows(chars: list[dict[str, Any]]) -> set[int]:
+    """The ids of glyphs drawn again over themselves, which a reader sees once: a
+    heading set twice at one place ("HHIIGGHHLLIIGGHHTTSS" for "HIGHLIGHTS") or a run
+    drawn twice a little apart to look bold ("($$2277..0000)" for "($27.00)"). Of each
+    pair the copy later in the text stream goes; a lone pair at an offset no other pair
+    shares is two letters, and stays."""
+    alike: dict[tuple[str, Any, float], list[tuple[int, dict[str, Any]]]] = {}
+    for index, char in enumerate(chars):
+        if str(char.get("text", "")).strip() and char.get("upright", True):
+            key = (char["text"], char.get("fontname"), round(float(char["size"]), 1))
+            alike.setdefault(key, []).append((index, char))
+    pairs: dict[tuple[float, float], list[int]] = {}
+    for group in alike.values():
+        group.sort(key=lambda item: (item[1]["x0"], item[1]["top"]))
+        for (i, a), (j, b) in pairwise(group):
+            width, size = a["x1"] - a["x0"], float(a["size"])
+            if (abs(b["x0"] - a["x0"]) < _SHADOW_REACH * width
+                    and abs(b["top"] - a["top"]) < size / 2):
+                one, other = (a, b) if i < j else (b, a)
+                offset = (round(other["x0"] - one["x0"], 1), round(other["top"] - one["top"], 1))
+                pairs.setdefault(offset, []).append(id(other))
+    return {copy for offset, copies in pairs.items()
+            if offset == (0.0, 0.0) or len(copies) >= _SHADOW_RUN for copy in copies}
 
 
 # "number:12345", "Date:March": a label's colon with its value set right after it.
