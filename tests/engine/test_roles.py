@@ -361,3 +361,24 @@ def test_a_label_the_text_layer_glued_to_the_word_before_it_is_read() -> None:
     # A name's own capitals ("McAdvertiser", "PayPal") glue no label to anything.
     plain = stacked("Agency McAdvertiser Holdings", "Buyer Name MediaAssistant")
     assert extract_all(plain, advertiser)["t-one"].values[0].text != "Holdings"
+
+
+def test_the_address_a_document_is_delivered_to_is_not_the_shops() -> None:
+    # "Delivery Address" labels where the goods go: the shop's "Address" target takes no
+    # "Address" from it, and reads the shop's address under its name.
+    shop = _one("Address", "The shop's address, printed under its name at the top of the "
+                "receipt.")
+    document = stacked("Green Grocer Ltd", "12 Market Street", "Springfield 01234",
+                       "To: Jane Doe", "Delivery Address: 186 South St, Boston, MA 02111",
+                       "Fruit Box 1.00 ea $32.00", "Total $32.00")
+    assert extract_all(document, shop)["t-one"].values[0].text == (
+        "12 Market Street Springfield 01234")
+    # A target that asks for that address finds it.
+    delivered = _one("Delivery Address", "Where the goods are delivered.")
+    assert extract_all(document, delivered)["t-one"].values[0].text == (
+        "186 South St, Boston, MA 02111")
+    # Under a name with no address of its own, an item's priced line is no address.
+    unaddressed = stacked("Green Grocer Ltd", "Jane@example.com",
+                          "Delivery Address: 186 South St, Boston, MA 02111",
+                          "Fruit Box 1.00 ea $32.00", "Delivery Fee 1.00 $5.00")
+    assert extract_all(unaddressed, shop)["t-one"].values[0].text == ""

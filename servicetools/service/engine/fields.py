@@ -64,6 +64,7 @@ from .roles import (
     TOTAL,
     field_words_only,
     other_field_labels,
+    recipient_address_labels,
     understand,
 )
 from .sentences import PARTIES, stated_values
@@ -255,7 +256,13 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     # Labels of fields no target asks for ("Account Executive", "Tax ID"): found like the
     # targets' own, they take their words from a target's shorter label inside them.
     asked = {key for _, key, _ in aliases}
-    aliases += [(_OTHER_FIELD, key, len(phrase.split())) for phrase in other_field_labels()
+    others = list(other_field_labels())
+    # The address the document is delivered or billed to is the customer's: without a
+    # target asking for it, "Delivery Address: 186 South St" is no label of the shop's.
+    if not any(understand(t).role == ADDRESS and understand(t).owner == CUSTOMER
+               for t in targets):
+        others += recipient_address_labels()
+    aliases += [(_OTHER_FIELD, key, len(phrase.split())) for phrase in others
                 if (key := label_key(phrase)) not in asked]
     own = {(str(t.get("id", "")), label_key(p)) for t in targets for p in own_aliases(t)}
     # A party's name under a label of its role alone ("Buyer" for an "Advertiser": on an

@@ -122,7 +122,9 @@ _NOT_ADDRESS = re.compile(
     r"time|table|order|kundennummer|siret|siren|tva|btw|kvk|iban|bic|hrs|hours|open|outlet)"
     r"(?![A-Za-z])|@|\d{1,2}:\d{2}|\b\d{3}[-. ]\d{3}[-. ]\d{4}\b|\b0\d{1,3}-\d{6,8}\b"
     r"|\b[A-Za-z][\w#.]*:\s*[A-Za-z0-9]"
-    r"|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b",
+    r"|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b"
+    # A price ("Fruit Box 1.00 ea $32.00"): an item's line, never an address's.
+    r"|[$€£¥]\s?\d",
     re.IGNORECASE,
 )
 # A company registration number on its own line, under the name: "(81109-A)".

@@ -39,7 +39,8 @@ from .vocabulary import role_labels
 __all__ = [
     "ADDRESS", "CURRENCY", "CUSTOMER", "DOCUMENT_NUMBER", "DUE_DATE", "ISSUER", "ISSUE_DATE",
     "ORDER_NUMBER", "OTHER", "PERIOD", "SUBTOTAL", "TAX", "TOTAL", "TRANSACTION_NUMBER",
-    "Understood", "field_words_only", "other_field_labels", "understand",
+    "Understood", "field_words_only", "other_field_labels", "recipient_address_labels",
+    "understand",
 ]
 
 ISSUER = "issuer"
@@ -395,6 +396,25 @@ def other_field_labels() -> tuple[str, ...]:
     field's label, and a target's shorter label inside it ("Tax", "Customer",
     "Account") is not the target's."""
     return tuple(cue for cue in _CUES[OTHER] if " " in cue)
+
+
+# Labels of the address a document goes to, not of its issuer's: where the goods are
+# delivered or the bill is sent.
+_RECIPIENT_ADDRESS = (
+    "delivery address", "shipping address", "ship to address", "billing address",
+    "bill to address", "invoice address", "customer address", "lieferadresse",
+    "lieferanschrift", "rechnungsadresse", "rechnungsanschrift", "adresse de livraison",
+    "adresse de facturation", "afleveradres", "factuuradres", "dirección de entrega",
+    "dirección de facturación", "indirizzo di consegna", "indirizzo di fatturazione",
+)
+
+
+def recipient_address_labels() -> tuple[str, ...]:
+    """The printed labels of the address a document is delivered or billed to
+    ("Delivery Address", "Lieferadresse"): with no target for that address in a
+    configuration, such a phrase labels another field, and the issuer's "Address"
+    inside it is not the issuer's."""
+    return _RECIPIENT_ADDRESS
 
 
 def field_words_only(text: str) -> bool:
