@@ -382,3 +382,16 @@ def test_the_address_a_document_is_delivered_to_is_not_the_shops() -> None:
                           "Delivery Address: 186 South St, Boston, MA 02111",
                           "Fruit Box 1.00 ea $32.00", "Delivery Fee 1.00 $5.00")
     assert extract_all(unaddressed, shop)["t-one"].values[0].text == ""
+
+
+def test_a_value_under_a_label_the_description_rules_out_stays_under_0_9() -> None:
+    # "not the smaller net amount": a gross target takes "Net Total" only where nothing
+    # else is labelled, and then it may well be the net, so it is never auto-accepted.
+    gross = _one("Gross Amount", "The total cost of the order before the agency's "
+                 "commission (the gross total, not the smaller net amount).", "1.00")
+    netted = stacked("KXLT Rochester", "Advertiser DSCC-IE", "NetTotal $11,390.00")
+    [value] = extract_all(netted, gross)["t-one"].values
+    assert value.text == "$11,390.00" and value.confidence < 0.9
+    # A label of its own wins over it.
+    both = stacked("KXLT Rochester", "Gross Total $13,400.00", "Net Total $11,390.00")
+    assert extract_all(both, gross)["t-one"].values[0].text == "$13,400.00"

@@ -46,9 +46,12 @@ UNGROUNDED_CEILING = 0.88
 # over three sets) was wrong.
 _GROUNDS = ("labelled", "titled")
 # Evidence that keeps a grounded value under 0.9 all the same: a party by its role's
-# label alone (above), and a subtotal, tax and total that do not add up (one of the
-# three at least is wrong, and nothing says which).
-_DOUBTS = ("party_by_role", "sums_not")
+# label alone (above), a subtotal, tax and total that do not add up (one of the
+# three at least is wrong, and nothing says which), and a value under a label naming
+# what the target's own words say it is not ("Net Total" for a gross amount described
+# as "not the smaller net amount"): taken where nothing else is labelled, it was the net
+# on one of the two such values of adforms-dev's tuning half.
+_DOUBTS = ("avoided", "party_by_role", "sums_not")
 #: Evidence of a cell that is no input of the ``cells`` model.
 CELL_UNFITTED = ("raw",)
 

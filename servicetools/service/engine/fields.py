@@ -145,6 +145,7 @@ class Candidate:
     label_key: str = ""
     by_role: bool = False
     goes_on: bool = False  # its label runs on into a longer one before the colon
+    avoided: bool = False  # under a label naming what the target's words say it is not
 
     @property
     def quality(self) -> float:
@@ -648,7 +649,8 @@ def _candidate(
         return None
     if label.inside:
         placement *= _INSIDE  # "Alt Order #: WOC1249": a longer label than the one sought
-    if label.translated and label.key in _avoided_keys(target):
+    avoided = label.translated and label.key in _avoided_keys(target)
+    if avoided:
         # "Net Total" for a gross total described as "not the smaller net amount": any
         # other label says more; with none, where no commission is taken, it is the one.
         placement *= _AVOIDED
@@ -740,6 +742,7 @@ def _candidate(
         shape_fit=shape.fits(text),
         valid=valid,
         goes_on=goes_on,
+        avoided=avoided,
     )
 
 
@@ -1086,7 +1089,7 @@ def _evidence(candidate: Candidate, rivals: int) -> dict[str, float]:
             "qualified": float(candidate.placement < 1.0),
             "rivals": float(min(rivals, 3)), "invalid": float(candidate.valid is False),
             "fuzzy_label": float(candidate.label_score < 1.0),
-            "party_by_role": float(candidate.by_role)}
+            "party_by_role": float(candidate.by_role), "avoided": float(candidate.avoided)}
 
 
 def _confidence(candidate: Candidate, rivals: list[Candidate]) -> float:
