@@ -260,8 +260,7 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
     others = list(other_field_labels())
     # The address the document is delivered or billed to is the customer's: without a
     # target asking for it, "Delivery Address: 186 South St" is no label of the shop's.
-    if not any(understand(t).role == ADDRESS and understand(t).owner == CUSTOMER
-               for t in targets):
+    if not any((u := understand(t)).role == ADDRESS and u.owner == CUSTOMER for t in targets):
         others += recipient_address_labels()
     aliases += [(_OTHER_FIELD, key, len(phrase.split())) for phrase in others
                 if (key := label_key(phrase)) not in asked]

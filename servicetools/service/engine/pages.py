@@ -247,7 +247,8 @@ def _text_layer_words(page: Any) -> list[Word]:
     directions = (_sideways(page) if turn == 0 else
                   {"line_dir_rotated": "ltr", "char_dir_rotated": "btt"} if turn > 0 else
                   {"line_dir_rotated": "rtl", "char_dir_rotated": "ttb"})
-    hidden = _hidden_spaces(page.chars) | _shadows(page.chars)
+    chars = page.chars
+    hidden = _hidden_spaces(chars) | _shadows(chars)
     if hidden:
         page = page.filter(lambda obj: id(obj) not in hidden)
     words = []
