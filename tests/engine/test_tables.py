@@ -78,6 +78,24 @@ def test_table_ends_at_totals_and_columns_follow_header_positions(
     assert all(c.confidence <= 0.3 for c in cells if c.column == 2)
 
 
+def test_own_cells_carry_how_well_the_header_names_the_schema(
+    invoices_config: dict[str, Any],
+) -> None:
+    # The share candidates.py gives a found table's cells (an F1 of the schema's named
+    # columns and the header's phrases), so the cells model weighs both readers alike.
+    at = (0.05, 0.25, 0.55, 0.75)
+    whole = placed_document(
+        tuple(zip(("Product", "Qty", "Unit Price", "Amount"), at, strict=True)),
+        tuple(zip(("Pen", "3", "4.00", "12.00"), at, strict=True)))
+    partial = placed_document(
+        tuple(zip(("Amount", "Product", "Ref", "Qty"), at, strict=True)),
+        tuple(zip(("12.00", "Pen", "X1", "3"), at, strict=True)))
+    shares = [{c.evidence["share"] for c in line_items(document, invoices_config)}
+              for document in (whole, partial)]
+    # Three of the four columns named, and one heading the schema lacks: 2*3 / (4+4).
+    assert shares == [{1.0}, {0.75}]
+
+
 def test_header_by_column_name_without_header_trees(invoices_config: dict[str, Any]) -> None:
     configuration = copy.deepcopy(invoices_config)
     table = next(t for t in configuration["extraction_targets"] if t["type"] == "table")

@@ -45,6 +45,7 @@ from rapidfuzz import fuzz
 from ...wire.values import parse_number
 from .calibration import cell_confidence
 from .lines import group_lines, page_lines
+from .ocr_layer import ocr_layer, restore
 from .page_model import Document, Page, Word
 from .pages import PAGE_DPI
 from .results import EngineCell
@@ -127,11 +128,25 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
     if text and document.source:
         # pdfplumber's text strategy only reads camelot's tables again (_rereads): it is
         # not run on pages where camelot found none.
-        found += _plumber(document, text, found)
+        found += _plumber(document.source, text, found, document.cache.parsed_pages)
+    scans = [p for p in missing if p.source != "text"]
+    if scans:
+        found += _scanned(document.pages, scans)
     for page in missing:
-        done[page.number] = ([f for f in found if f.page == page.number]
-                             if page.source == "text" else _ruled_scan(page))
+        done[page.number] = [f for f in found if f.page == page.number] + (
+            _ruled_scan(page) if page.source != "text" else [])
     return [f for n in sorted(wanted) for f in done.get(n, [])]
+
+
+def _scanned(pages: Sequence[Page], scans: list[Page]) -> list[Found]:
+    """The tables the text finders find on pages read by OCR, over a text layer drawn
+    from their words (ocr_layer.py), their cells the words again."""
+    layer, tokens = ocr_layer(pages, {p.number for p in scans})
+    found = _camelot(layer, scans)
+    found += _plumber(layer, scans, found, {})
+    return [replace(f, read="ocr", rows=tuple(tuple(restore(text, tokens[f.page]) for text in row)
+                                               for row in f.rows))
+            for f in found]
 
 
 def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
@@ -237,7 +252,8 @@ def _handler(path: str, numbers: list[int]
     return lambda flavor, pages, options: handler.parse(flavor=flavor, pages=pages, **options)
 
 
-def _plumber(document: Document, pages: list[Page], camelots: list[Found]) -> list[Found]:
+def _plumber(source: bytes, pages: list[Page], camelots: list[Found],
+             parsed: dict[int, Any]) -> list[Found]:
     """pdfplumber's table finder on the pages: its "lines" strategy where the page draws
     ruling lines, its "text" strategy on the pages where camelot found tables. Its
     tables are judged beside camelot's: where camelot's finders split or merge a table's
@@ -249,11 +265,10 @@ def _plumber(document: Document, pages: list[Page], camelots: list[Found]) -> li
     tabled = {f.page for f in camelots}
 
     found: list[Found] = []
-    parsed = document.cache.parsed_pages
     plumber = None
     try:
         if any(page.number not in parsed for page in pages):
-            plumber = pdfplumber.open(io.BytesIO(document.source))
+            plumber = pdfplumber.open(io.BytesIO(source))
         for page in pages:
             opened = parsed.get(page.number) or plumber.pages[page.number - 1]  # type: ignore[union-attr]
             for flavor, settings in (("lines", {}), ("text", _PLUMBER_TEXT)):

@@ -340,11 +340,17 @@ def extract_table(
                 min(line.x0 for line in covered), min(line.y0 for line in covered),
                 max(line.x1 for line in covered), max(line.y1 for line in covered)),
                 tuple(bands)))
+        # How well the header row names the schema's columns, as candidates.py measures
+        # a found table's (an F1 of the named columns and the header's phrases): both
+        # readers' cells weigh it alike in their calibrated confidence.
+        named = sum(1 for column in schema if str(column.get("name", "")).strip())
+        assigned = sum(band.column is not None for band in bands)
+        share = 2 * assigned / (named + max(len(bands), assigned)) if named else 0.0
         for row_number, row in enumerate(rows):
             # Every schema column gets a cell, so rows line up by position even when
             # the header lacked a column (its cells are empty and doubtful).
             for column in sorted(trees):
-                cells.append(_cell(row.get(column), table, row_number, column, trees))
+                cells.append(_cell(row.get(column), table, row_number, column, trees, share))
         table += 1
     return cells
 
@@ -446,13 +452,14 @@ def _cell(
     row: int,
     column: int,
     trees: dict[int, Any],
+    share: float,
 ) -> EngineCell:
     if not entries:
         # An empty cell where the column's values must not be empty was probably missed.
         missed = validates("", trees.get(column)) is False
         raw = _MISSED_CELL if missed else _EMPTY_CELL
-        return EngineCell("", table, row, column, raw,
-                          {"own": 1.0, "invalid": float(missed), "raw": raw})
+        return EngineCell("", table, row, column, raw, {
+            "own": 1.0, "invalid": float(missed), "raw": raw, "share": round(share, 4)})
     lines: dict[int, list[str]] = {}
     for word, _, line in entries:
         lines.setdefault(line, []).append(word.text)
@@ -467,6 +474,6 @@ def _cell(
     evidence = {"own": 1.0, "word_doubt": round(min(1.0, 10 * (1.0 - min(
                     word.confidence for word, _, _ in entries))), 4),
                 "off_band": round(1.0 - fit, 4), "invalid": float(valid is False),
-                "valid": float(valid is True),
+                "valid": float(valid is True), "share": round(share, 4),
                 "raw": confidence}
     return EngineCell(text, table, row, column, confidence, evidence)
