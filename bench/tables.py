@@ -305,40 +305,51 @@ def scanned(document: icdar.Document, dpi: int = 150) -> bytes:
 
 def run_scans(title: str, documents: list[icdar.Document], cache: Path | None = None
               ) -> tuple[str, list[CellOutcome]]:
-    """The engine on the same pages as scans, with and without its finder of ruled tables
-    on OCR'd pages (the header-band reader alone), on one reading of each document; and
-    the engine's cells on them."""
+    """The engine on the same pages as scans; beside it, the engine without the text
+    finders over its OCR layer (engine/ocr_layer.py: only the finder of ruled tables, as
+    before that layer) and with no finder at all (the header-band reader alone), on one
+    reading of each document; and the engine's cells on them."""
     from tqdm import tqdm
 
     from servicetools.service.engine import candidates
-    from servicetools.service.engine.page_model import DocumentCache
+    from servicetools.service.engine.page_model import DocumentCache, PageCache
 
-    methods: dict[str, list[Outcome]] = {"engine, scans": [],
-                                         "engine, scans, own reader only": []}
+    engine, ruled, alone = ("engine, scans", "engine, scans, ruled finder only",
+                            "engine, scans, own reader only")
+    methods: dict[str, list[Outcome]] = {engine: [], ruled: [], alone: []}
+    seconds = dict.fromkeys(methods, 0.0)
+    pages = 0
     cells: list[CellOutcome] = []
-    finder = candidates.found_tables
+    finder, layer = candidates.found_tables, candidates._scanned
     for document in tqdm(documents, desc=f"{title} as scans", file=sys.stderr):
         loaded = load_bytes(scanned(document), "application/pdf", cache)
+        pages += len(loaded.pages)
         for name, method in methods.items():
-            # Each method finds and judges tables afresh (the document keeps them).
+            # Each method finds and judges tables afresh (the document and its pages
+            # keep what they worked out), so that their seconds compare.
             loaded.cache = DocumentCache()
-            # The baseline: no found tables at all, as before the finder of ruled scans.
-            candidates.found_tables = finder if name == "engine, scans" else (
-                lambda *_: [])
+            for page in loaded.pages:
+                page.cache = PageCache()
+            if name == alone:
+                candidates.found_tables = lambda *_: []
+            if name != engine:
+                candidates._scanned = lambda *_: []
             try:
                 run = run_engine(document, loaded)
             finally:
-                candidates.found_tables = finder
+                candidates.found_tables, candidates._scanned = finder, layer
             method.append(outcome(run.found, document))
-            if name == "engine, scans":
+            seconds[name] += run.seconds
+            if name == engine:
                 cells += [replace(c, reading="ocr", set=title) for c in run.cells]
-    # No seconds: the OCR is cached, and its speed is bench/accuracy.py's (against bare
-    # rapidocr).
+    # The engine's seconds after the OCR (cached here; its speed is bench/accuracy.py's,
+    # against bare rapidocr, and make bench-tables' scans take some 3 s a page to read).
     lines = [f"{title}, the same pages as scans (drawn at 150 dpi, read by OCR)", "",
-             f"{'method':<32}{'precision':>10}{'recall':>9}{'F1':>8}"]
+             f"{'method':<34}{'precision':>10}{'recall':>9}{'F1':>8}  s/page after OCR"]
     for name, outcomes in methods.items():
         score = total(outcomes).score
-        lines.append(f"{name:<32}{score.precision:>10.3f}{score.recall:>9.3f}{score.f1:>8.3f}")
+        lines.append(f"{name:<34}{score.precision:>10.3f}{score.recall:>9.3f}{score.f1:>8.3f}"
+                     f"  {seconds[name] / max(1, pages):.3f}")
     pairs = [(o.confidence, o.right) for o in cells]
     lines.append(f"cells: {len(pairs)}, {sum(r for _, r in pairs) / max(1, len(pairs)):.1%} "
                  f"equal to the truth cell at their place; ECE {ece(pairs):.3f} with the "
