@@ -142,11 +142,11 @@ def _scanned(pages: Sequence[Page], scans: list[Page]) -> list[Found]:
     """The tables the text finders find on pages read by OCR, over a text layer drawn
     from their words (ocr_layer.py), their cells the words again."""
     layer, tokens = ocr_layer(pages, {p.number for p in scans})
-    found = [replace(f, read="ocr", rows=tuple(tuple(restore(text, tokens[f.page])
-                                                     for text in row) for row in f.rows))
-             for f in _camelot(layer, scans)]
-    # pdfplumber's cells are read from the OCR words themselves (_placed_words).
-    return found + [replace(f, read="ocr") for f in _plumber(layer, scans, found, {})]
+    found = _camelot(layer, scans)
+    found += _plumber(layer, scans, found, {})
+    return [replace(f, read="ocr", rows=tuple(tuple(restore(text, tokens[f.page]) for text in row)
+                                               for row in f.rows))
+            for f in found]
 
 
 def _camelot(source: bytes, pages: list[Page]) -> list[Found]:
@@ -280,9 +280,8 @@ def _plumber(source: bytes, pages: list[Page], camelots: list[Found],
                     box = (x0, page.height - bottom, x1, page.height - top)
                     if not _rereads(page.number, box, flavor, camelots):
                         continue
-                    rows = (tuple(tuple((text or "").strip() for text in row)
-                                  for row in table.extract()) if page.source == "text"
-                            else _placed_words(page, table.rows))
+                    rows = tuple(tuple((text or "").strip() for text in row)
+                                 for row in table.extract())
                     spans = tuple((page.height - float(r.bbox[3]), page.height - float(r.bbox[1]))
                                   for r in table.rows)
                     found.append(Found(page.number, rows, box, flavor,
@@ -298,26 +297,6 @@ def _plumber(source: bytes, pages: list[Page], camelots: list[Found],
             if kept is not None:
                 kept.close()
     return found
-
-
-def _placed_words(page: Page, rows: Any) -> tuple[tuple[str, ...], ...]:
-    """The texts of a pdfplumber table's cells on a page read by OCR: the OCR words whose
-    centres lie in each cell's box, line by line. pdfplumber's own texts take the
-    characters in the box, and a column edge through a word would cut one of the OCR
-    layer's tokens in two pieces that stand for nothing (ocr_layer.restore)."""
-    out = []
-    for row in rows:
-        texts = []
-        for cell in row.cells:
-            if cell is None:
-                texts.append("")
-                continue
-            x0, top, x1, bottom = (float(v) for v in cell)
-            inside = [w for w in page.words if x0 <= w.center_x * page.width < x1
-                      and top <= w.center_y * page.height < bottom]
-            texts.append("\n".join(line.text for line in group_lines(inside)))
-        out.append(tuple(texts))
-    return tuple(out)
 
 
 def _rereads(page: int, box: tuple[float, float, float, float], flavor: str,
