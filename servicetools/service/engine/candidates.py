@@ -12,9 +12,10 @@ compared without spaces or case); the columns are mapped one-to-one by those nam
 row are the table's. Every found table that is judged the target's is one of its
 tables, so a table continued on the next page under its repeated header is two.
 
-On pages read by OCR there is no text layer for camelot: its finder of ruling lines
-reads the page image instead, and the OCR words are placed in the grid of each table
-drawn with rules.
+On pages read by OCR there is no text layer: camelot's network and stream finders and
+pdfplumber's text strategy read one drawn from the OCR words (ocr_layer.py), and
+camelot's finder of ruling lines reads the page image, the OCR words placed in the grid
+of each table drawn with rules.
 
 camelot is an optional part of the service: without it, or on a page it cannot read,
 pdfplumber's ruled tables and the engine's own header-band reader (tables.py) are left.
@@ -116,9 +117,10 @@ def found_tables(document: Document, pages: Sequence[int] | None = None) -> list
     """Tables found on the given pages (all when None). On text-layer pages of a PDF,
     camelot's (lattice where the page draws ruling lines, network everywhere) and
     pdfplumber's (lines and text strategies, as `_rereads` keeps them). On pages
-    read by OCR (scans, images), the tables drawn with rules: camelot's line finder over
-    the page image, the OCR words placed in its grid. Each page is read once per
-    document, whatever the targets that ask."""
+    read by OCR (scans, images), camelot's network and stream and pdfplumber's text
+    strategy over a layer drawn from the OCR words (`_scanned`), and the tables drawn
+    with rules: camelot's line finder over the page image, the OCR words placed in its
+    grid. Each page is read once per document, whatever the targets that ask."""
     done = document.cache.found_tables
     readable = {p.number: p for p in document.pages if p.words}
     wanted = [n for n in (readable if pages is None else pages) if n in readable]
