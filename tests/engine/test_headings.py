@@ -55,7 +55,7 @@ def test_a_heading_is_tried_in_its_printed_forms(text: str, form: str) -> None:
 
 @pytest.mark.parametrize("text", ["2011-12", "Q1", "Congress- 1st Dist", "18 years"])
 def test_figures_and_codes_keep_their_digits_and_hyphens(text: str) -> None:
-    assert printed_forms(text) == [text]
+    assert printed_forms(text) == (text,)
 
 
 @pytest.mark.parametrize("ruled", [False, True], ids=["unruled", "ruled"])

@@ -162,6 +162,9 @@ class Candidate:
         return (self.line, self.words[0].x0)
 
 
+# Cached: every word and phrase of every line is keyed once per target group, and the
+# same texts ("Total", "Date:") recur on every page.
+@lru_cache(maxsize=1 << 16)
 def label_key(text: str) -> str:
     """Case, spaces and punctuation dropped: "Invoice No:" -> "invoiceno"."""
     return _LABEL_CHARS.sub("", text.lower())

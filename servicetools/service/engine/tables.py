@@ -12,7 +12,7 @@ import re
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -142,7 +142,9 @@ _BROKEN = re.compile(r"(?<=[^\W\d_])-\s+(?=[^\W\d_]*[^\W\d_A-Z])")
 _SLASHED = re.compile(r"/\s+")
 
 
-def printed_forms(text: str) -> list[str]:
+# Cached: each column's test asks for the forms of the same heading texts.
+@lru_cache(maxsize=1 << 14)
+def printed_forms(text: str) -> tuple[str, ...]:
     """The forms a heading's text may be matched in, as read first: its lines (or the
     rows of a stacked heading) joined by single spaces; a word hyphenated at a line's end
     joined without the hyphen ("Prevalence") and with it ("non-resident"); a line ending
@@ -156,7 +158,7 @@ def printed_forms(text: str) -> list[str]:
         spaced = _FOOTNOTE.sub("", " ".join(parts)).strip() if parts is bare else " ".join(parts)
         forms += [spaced, _BROKEN.sub("", spaced), _BROKEN.sub("-", spaced),
                   _SLASHED.sub("/", spaced)]
-    return list(dict.fromkeys(f for f in forms if f))
+    return tuple(dict.fromkeys(f for f in forms if f))
 
 
 def _fuzzy_name(text: str, name: str) -> bool:
