@@ -68,6 +68,18 @@ def test_headings_wrapped_onto_the_row_under_the_header_are_no_row_of_the_table(
     assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}
 
 
+def test_empty_rows_between_a_header_and_its_wrapped_line_are_passed_over() -> None:
+    # pdfplumber's text strategy over a page read by OCR leaves an empty row between
+    # lines: "Public" / "" / "Health" is still one heading, and the first row a state's.
+    blank = ("", "", "", "")
+    rows = (("Region", "Sales", "Staff", "Stores"), blank, ("", "(EUR)", "(people)", ""),
+            blank, ("North", "1200", "15", "4"), blank, ("South", "950", "11", "3"))
+    found = Found(1, rows, (60, 500, 560, 700), "text", read="ocr")
+    judged = _judge(found, *_tests(target("Region", "Sales", "Staff", "Stores")
+                                   ["header_schema"]), [0, 1, 2, 3])
+    assert judged is not None and judged.header == 2
+
+
 def test_a_wrapped_description_joins_its_row_and_totals_end_the_items() -> None:
     rows: list[Row] = [("Description", "Qty", "Price", "Amount"),
                        ("Consulting services,", "10", "50.00", "500.00"), ("March 2024",),

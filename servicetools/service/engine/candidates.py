@@ -548,15 +548,22 @@ def _closeness(rows: tuple[tuple[str, ...], ...], header: int, chosen: dict[int,
 def _wrapped_heading(rows: tuple[tuple[str, ...], ...], header: int) -> int:
     """The last row of a header whose headings wrap onto the rows under it ("Public" over
     "Health"): rows with no digit (a value such as "PO-3333" is a row), nothing in the
-    first column (where a group of rows is named, "Sex") and text only under headings."""
-    while header + 1 < len(rows):
-        below, heading = rows[header + 1], rows[header]
-        filled = [i for i, text in enumerate(below) if text.strip()]
-        if not filled or below[0].strip() or any(
-                i >= len(heading) or not heading[i].strip()
-                or any(c.isdigit() for c in below[i]) for i in filled):
+    first column (where a group of rows is named, "Sex") and text only under headings.
+    Empty rows between are passed over: pdfplumber's text strategy over a page read by
+    OCR gives one between lines ("Public" / "" / "Health")."""
+    while True:
+        below = header + 1
+        while below < len(rows) and not any(text.strip() for text in rows[below]):
+            below += 1
+        if below == len(rows):
             break
-        header += 1
+        heading = rows[header]
+        filled = [i for i, text in enumerate(rows[below]) if text.strip()]
+        if rows[below][0].strip() or any(
+                i >= len(heading) or not heading[i].strip()
+                or any(c.isdigit() for c in rows[below][i]) for i in filled):
+            break
+        header = below
     return header
 
 
