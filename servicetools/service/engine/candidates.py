@@ -51,7 +51,14 @@ from .page_model import Document, Page, Word
 from .pages import PAGE_DPI
 from .results import EngineCell
 from .shapes import validates
-from .tables import OwnTable, assign, closes_items, heading_test, without_leaders
+from .tables import (
+    OwnTable,
+    assign,
+    closes_items,
+    header_share,
+    heading_test,
+    without_leaders,
+)
 
 __all__ = ["Candidate", "FEATURES", "Found", "Judged", "Proposal", "choose", "found_candidates",
            "found_tables", "headed_pages", "judged_cells", "load_scoring", "own_candidates",
@@ -489,7 +496,7 @@ def _judge(found: Found, tests: _Tests, named: int, positions: list[int],
         # Headings the schema does not name speak against the table: "no. Rate (95% CI)"
         # three times over is another table than the same headings twice.
         headings = sum(1 for text in found.rows[header] if text.strip())
-        share = 2 * len(chosen) / (named + max(headings, len(chosen)))
+        share = header_share(named, len(chosen), headings)
         if best is None or share > best.share:
             columns = {position: column for column, position in chosen.items()}
             last = _wrapped_heading(found.rows, header)

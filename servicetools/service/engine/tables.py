@@ -161,6 +161,13 @@ def printed_forms(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in forms if f))
 
 
+def header_share(named: int, matched: int, headings: int) -> float:
+    """How well a header row names a schema of `named` columns: an F1 of the `matched`
+    columns over the schema and over the row's `headings` (headings the schema does not
+    name speak against the table)."""
+    return 2 * matched / (named + max(headings, matched))
+
+
 def _fuzzy_name(text: str, name: str) -> bool:
     return fuzz.ratio(text.lower(), name) >= 85
 
@@ -343,11 +350,11 @@ def extract_table(
                 max(line.x1 for line in covered), max(line.y1 for line in covered)),
                 tuple(bands)))
         # How well the header row names the schema's columns, as candidates.py measures
-        # a found table's (an F1 of the named columns and the header's phrases): both
-        # readers' cells weigh it alike in their calibrated confidence.
+        # a found table's: both readers' cells weigh it alike in their calibrated
+        # confidence.
         named = sum(1 for column in schema if str(column.get("name", "")).strip())
-        assigned = sum(band.column is not None for band in bands)
-        share = 2 * assigned / (named + max(len(bands), assigned)) if named else 0.0
+        share = header_share(named, sum(band.column is not None for band in bands),
+                             len(bands)) if named else 0.0
         for row_number, row in enumerate(rows):
             # Every schema column gets a cell, so rows line up by position even when
             # the header lacked a column (its cells are empty and doubtful).
