@@ -59,6 +59,43 @@ def placed_document(*rows: tuple[tuple[str, float], ...]) -> Document:
     return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
 
 
+def pitched_document(*rows: tuple[float, tuple[tuple[str, float], ...]]) -> Document:
+    """`placed_document` with each row's top given (page fraction): lines set tight."""
+    words = []
+    for y, row in rows:
+        for text, x in row:
+            for token in text.split():
+                width = 0.012 * len(token)
+                words.append(Word(token, x, y, x + width, y + 0.015))
+                x += width + 0.006
+    return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+
+
+def test_a_tight_line_that_would_have_fitted_on_the_line_above_is_a_row_of_its_own(
+    invoices_config: dict[str, Any],
+) -> None:
+    # Text wraps only where the next word does not fit. "Office" would have fitted after
+    # "Ink" (the column runs as wide as "Fountain pen refills"), so the line under it,
+    # however tight, is a heading of the rows below; "March" after "Consulting services"
+    # would not have, so "March 2024" is the rest of that description. A word hyphenated
+    # at a line's end goes on below, whatever fits.
+    at = (0.05, 0.4, 0.6, 0.8)
+    document = pitched_document(
+        (0.05, tuple(zip(("Product", "Qty", "Unit Price", "Amount"), at, strict=True))),
+        (0.08, tuple(zip(("Fountain pen refills", "3", "4.00", "12.00"), at, strict=True))),
+        (0.11, tuple(zip(("Ink", "1", "8.00", "8.00"), at, strict=True))),
+        (0.127, (("Office supplies", 0.05),)),
+        (0.16, tuple(zip(("Consulting services", "2", "3.00", "6.00"), at, strict=True))),
+        (0.177, (("March 2024", 0.05),)),
+        (0.21, tuple(zip(("Pre-", "1", "2.00", "2.00"), at, strict=True))),
+        (0.227, (("paid card", 0.05),)),
+    )
+    assert grid(line_items(document, invoices_config)) == {0: [
+        ["Fountain pen refills", "3", "4.00", "12.00"], ["Ink", "1", "8.00", "8.00"],
+        ["Office supplies", "", "", ""], ["Consulting services\nMarch 2024", "2", "3.00", "6.00"],
+        ["Pre-\npaid card", "1", "2.00", "2.00"]]}
+
+
 def test_table_ends_at_totals_and_columns_follow_header_positions(
     invoices_config: dict[str, Any],
 ) -> None:

@@ -383,7 +383,9 @@ def _rows(
     lines: list[Line], header: Header, headers: list[list[Band] | None]
 ) -> tuple[list[_Row], int]:
     """Rows under the header, and the index of the first line after the table."""
-    rows: list[_Row] = []
+    # First the lines the table holds, each by column, and whether it is set tight under
+    # the line before; then the rows, once every line says how wide each column runs.
+    placed_lines: list[tuple[_Row, bool]] = []
     top = lines[header.line]
     previous = top
     index = header.line + 1
@@ -392,7 +394,7 @@ def _rows(
         if line.page != top.page or _TOTALS.match(line.text):
             break
         if not any(ch.isalnum() for ch in line.text):
-            if rows:
+            if placed_lines:
                 break  # a rule of dashes under the items
             index += 1
             continue
@@ -403,14 +405,31 @@ def _rows(
         placed = _place(line, header.bands, index)
         if placed is None:
             break
-        if rows and _continues(rows[-1], placed, gap, height):
-            for column, words in placed.items():
-                rows[-1].setdefault(column, []).extend(words)
-        elif placed:
-            rows.append(placed)
+        if placed:
+            placed_lines.append((placed, gap <= _CONTINUATION_GAP * height))
         previous = line
         index += 1
+    extents = _column_extents(placed_lines)
+    rows: list[_Row] = []
+    for placed, tight in placed_lines:
+        if rows and tight and _continues(rows[-1], placed, extents):
+            for column, words in placed.items():
+                rows[-1].setdefault(column, []).extend(words)
+        else:
+            rows.append(placed)
     return rows, index
+
+
+def _column_extents(placed_lines: list[tuple[_Row, bool]]) -> dict[int, float]:
+    """How far right each column's text runs on the lines that fill more than one column
+    (where the next column confines it: a heading alone on its line may run on)."""
+    extents: dict[int, float] = {}
+    for placed, _ in placed_lines:
+        if len(placed) < 2:
+            continue
+        for column, words in placed.items():
+            extents[column] = max(extents.get(column, 0.0), max(w.x1 for w, _, _ in words))
+    return extents
 
 
 def _place(line: Line, bands: list[Band], index: int) -> _Row | None:
@@ -444,15 +463,34 @@ def _same_text(before: Word, word: Word, char: float) -> bool:
     )
 
 
-def _continues(row: _Row, placed: _Row, gap: float, height: float) -> bool:
-    """A tight line filling only one column that holds text in the row above."""
-    if len(placed) != 1 or gap > _CONTINUATION_GAP * height:
+def _continues(row: _Row, placed: _Row, extents: dict[int, float]) -> bool:
+    """A line filling only one column that holds text in the row above, whose first word
+    would not have fitted on the row's last line there: text wraps only where the next
+    word does not fit. "Other" over "Wealth index" under a column whose text runs wider
+    elsewhere is a row of its own (a heading of the rows under it), however tight."""
+    if len(placed) != 1:
         return False
     (column,) = placed
     above = row.get(column)
     if not above:
         return False
-    return parse_number(" ".join(w.text for w, _, _ in above)) is None
+    if parse_number(" ".join(w.text for w, _, _ in above)) is not None:
+        return False
+    extent = extents.get(column)
+    if extent is None:
+        return True
+    last = max(line for _, _, line in above)
+    ending = max((w for w, _, line in above if line == last), key=lambda w: w.x1)
+    if ending.text.endswith(("-", "\u00ad")):
+        return True  # a word hyphenated at the line's end goes on below
+    right = ending.x1
+    first = placed[column][0][0]
+    char = (first.x1 - first.x0) / max(1, len(first.text))
+    # The room on that line ends at the column's width, or at the line's next word where
+    # the text ran on into the next column's band (an OCR layer parts words so).
+    room = min([extent] + [w.x0 - char for entries in row.values() for w, _, line in entries
+                           if line == last and w.x0 >= right])
+    return right + char + (first.x1 - first.x0) > room
 
 
 def _cell(
