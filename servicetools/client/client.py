@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import requests
-from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
@@ -37,6 +36,7 @@ from ..wire.content import SUFFIXES, sniff_content_type
 from ..wire.protocol import API_PREFIX, AUTH_HEADER, MAX_STATUS_IDS, StatusType
 from . import many, polling
 from .batch import Batch
+from .connections import ExpiringAdapter
 from .documents import Document, build_request, expand, source_of
 from .errors import (
     InvalidResponse,
@@ -96,10 +96,11 @@ class Client:
         # requests picks the adapter with the longest matching prefix, so the idempotent
         # paths get the retrying one and everything else (triggers, updates, uploads)
         # the cautious one.
-        self.session.mount(self._api + "/", HTTPAdapter(
+        # Connections idle for a few seconds are not used again (client.connections).
+        self.session.mount(self._api + "/", ExpiringAdapter(
             max_retries=retry_policy(retries, idempotent=False), pool_maxsize=_POOL_SIZE))
-        idempotent = HTTPAdapter(max_retries=retry_policy(retries, idempotent=True),
-                                 pool_maxsize=_POOL_SIZE)
+        idempotent = ExpiringAdapter(max_retries=retry_policy(retries, idempotent=True),
+                                     pool_maxsize=_POOL_SIZE)
         for path in IDEMPOTENT_PATHS:
             self.session.mount(self._api + path, idempotent)
         self.vault = VaultAPI(self)
