@@ -10,6 +10,7 @@
 `sinks`             `ResultSink`: what `extract_many(..., to=SINK)` streams results into
 `polling`           status rounds paced by how fast extractions finish
 `retries`           which calls are retried, and how
+`connections`       connections left idle a few seconds are not used again
 `progress`          tqdm.auto progress bars
 `local`             `LocalService`, the embedded default of `Client.from_env`
 ==================  ================================================================
