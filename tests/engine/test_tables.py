@@ -48,15 +48,7 @@ def test_no_header_no_table(letter_pdf: bytes, invoices_config: dict[str, Any]) 
 
 def placed_document(*rows: tuple[tuple[str, float], ...]) -> Document:
     """One line per row; each cell text starts at the given x (page fraction)."""
-    words = []
-    for number, row in enumerate(rows):
-        y = 0.05 + 0.03 * number
-        for text, x in row:
-            for token in text.split():
-                width = 0.012 * len(token)
-                words.append(Word(token, x, y, x + width, y + 0.015))
-                x += width + 0.006
-    return Document("application/pdf", [Page(1, 612, 792, b"", words, "text")])
+    return pitched_document(*((0.05 + 0.03 * number, row) for number, row in enumerate(rows)))
 
 
 def pitched_document(*rows: tuple[float, tuple[tuple[str, float], ...]]) -> Document:
