@@ -10,7 +10,7 @@ _ERRORS = {
     404: "Unknown (or another user's) id.",
     409: "The extraction is still running or has failed.",
     410: "The data was deleted after its first fetch.",
-    413: "The document is over the size or page limit.",
+    413: "The document, or the request body, is over the size or page limit.",
     415: "The document is not a PDF, PNG or JPEG.",
     422: "The synchronous extraction failed in the pipeline.",
     503: "The vault's storage cannot be reached right now; retry later.",

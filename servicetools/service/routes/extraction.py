@@ -295,7 +295,7 @@ def list_targets(extraction_id: str, request: Request, user: CurrentUser
 
 
 @router.post("/status/list", **documented(
-    "status_list_response", "status_list_request", errors=(400, 404)))
+    "status_list_response", "status_list_request", errors=(400, 404, 413)))
 async def list_statuses(request: Request, user: CurrentUser) -> Any:
     p = parts(request)
     raw = await read_body(request, p.settings.max_body_bytes)
@@ -326,7 +326,7 @@ def _statuses(p: Parts, user: User, raw: bytes) -> dict[str, Any]:
 
 @router.post("/result/update", **documented(
     "extracted_data", "update_request", response_alternatives=("schema_output_response",),
-    errors=(400, 404, 409, 410)))
+    errors=(400, 404, 409, 410, 413)))
 async def update_results(request: Request, user: CurrentUser) -> Any:
     schema_output = show_schema_output(request)
     p = parts(request)
