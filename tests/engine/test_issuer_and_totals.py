@@ -315,3 +315,23 @@ def test_a_party_under_a_label_of_its_role_alone_stays_below_auto_accept(
     assert value.evidence["party_by_role"] == by_role
     if by_role:
         assert value.confidence < 0.9
+
+
+@pytest.mark.parametrize(("line", "runs_on"), [
+    ("Account Types Local/Political", 1.0),  # the rest of a longer label
+    ("Account: Friends of Jane Doe", 0.0),  # a colon ends the label
+    ("Account 4471093", 0.0),  # a number so close is the value all the same
+])
+def test_words_going_on_a_colonless_labels_phrase_stay_below_auto_accept(
+        line: str, runs_on: float) -> None:
+    # Seen under a user's own name for the advertiser: "Account" over ad orders that
+    # print "Account Types Local/Political Candidate Agency" gave "Types" at 0.98.
+    configuration = _advertiser_configuration()
+    configuration["extraction_targets"][0].update(
+        name="Account", description="The account the order is for.", example="")
+    document = stacked(("WKOW Television Inc", 0.02), "Contract # 4364414", line)
+    [value] = extract_all(document, configuration)["t-advertiser"].values
+    assert value.evidence.get("run_on", 0.0) == runs_on
+    if runs_on:
+        assert value.text.startswith("Types")
+        assert value.confidence < 0.9

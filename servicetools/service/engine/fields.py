@@ -145,6 +145,7 @@ class Candidate:
     label_key: str = ""
     by_role: bool = False
     goes_on: bool = False  # its label runs on into a longer one before the colon
+    run_on: bool = False  # words alone, going on the label's own phrase (`_runs_on`)
     avoided: bool = False  # under a label naming what the target's words say it is not
 
     @property
@@ -745,6 +746,7 @@ def _candidate(
         valid=valid,
         goes_on=goes_on,
         avoided=avoided,
+        run_on=line == label.line and _runs_on(lines[line], label, words, text),
     )
 
 
@@ -925,6 +927,16 @@ def _column_sum(
     return words, line
 
 
+def _runs_on(line: Line, label: Label, words: list[Word], text: str) -> bool:
+    """A value of words alone (no digit) that goes on the label's own phrase, with no
+    colon and no column gap between: as likely the rest of a longer label ("Account
+    Types" read as the label "Account" and its value "Types") as a value. A number or a
+    code set so close ("Invoice No 15293") is the value all the same."""
+    if not words or _colon_after(line, label) or any(ch.isdigit() for ch in text):
+        return False
+    return words[0].x0 - line.words[label.end - 1].x1 <= _PHRASE_GAP * _char_width(line)
+
+
 def _colon_after(line: Line, label: Label) -> bool:
     """The label ends in a colon, glued to it or set apart ("PAYABLE TO :")."""
     after = line.words[label.end].text if label.end < len(line.words) else ""
@@ -1091,7 +1103,8 @@ def _evidence(candidate: Candidate, rivals: int) -> dict[str, float]:
             "qualified": float(candidate.placement < 1.0),
             "rivals": float(min(rivals, 3)), "invalid": float(candidate.valid is False),
             "fuzzy_label": float(candidate.label_score < 1.0),
-            "party_by_role": float(candidate.by_role), "avoided": float(candidate.avoided)}
+            "party_by_role": float(candidate.by_role), "avoided": float(candidate.avoided),
+            "run_on": float(candidate.run_on)}
 
 
 def _confidence(candidate: Candidate, rivals: list[Candidate]) -> float:
