@@ -1,4 +1,4 @@
-"""``servicetools report``: a saved batch (or several) as a report for people.
+r"""``servicetools report``: a saved batch (or several) as a report for people.
 
     servicetools report runs/invoices.jsonl runs/receipts.jsonl --truth data/truth --out report
     servicetools report runs/week-48.jsonl --reference runs/dev.jsonl \

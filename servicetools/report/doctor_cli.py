@@ -1,4 +1,4 @@
-"""``servicetools doctor``: what is wrong with the configurations of saved batches, and
+r"""``servicetools doctor``: what is wrong with the configurations of saved batches, and
 each configuration with the fixes the doctor can measure.
 
     servicetools doctor runs/invoices.jsonl --truth data/truth --configurations my-configs \
