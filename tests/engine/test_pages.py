@@ -278,7 +278,7 @@ def _turned_pdf(angle: int) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("angle", [90, -90])
+@pytest.mark.parametrize("angle", [90, -90, 180])
 def test_a_page_drawn_turned_is_read_turned_back(angle: int) -> None:
     text = document_text(load_document(_turned_pdf(angle), "application/pdf"))
     lines = text.split("\n")
@@ -286,6 +286,24 @@ def test_a_page_drawn_turned_is_read_turned_back(angle: int) -> None:
     assert "STATE WISE COVERAGE BY PERIOD OF SURVEY" in lines
     assert lines.index("STATE WISE COVERAGE BY PERIOD OF SURVEY") < lines.index(
         "Kerala 5738 6633 8864")
+
+
+@pytest.mark.parametrize("rotate", [90, 180, 270])
+def test_a_page_its_rotate_entry_shows_turned_is_read_as_shown_turned_back(rotate: int
+                                                                          ) -> None:
+    # Upright text on a page whose /Rotate turns it on the screen: head down at 180 was
+    # read backwards ("ECIOVNI", ":latoT") before the engine turned such pages back.
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=(595, 842))
+    pdf.setPageRotation(rotate)
+    for number, line in enumerate(["INVOICE", "Invoice No: INV-0042", "Total: 1,234.50 EUR"]):
+        pdf.drawString(50, 540 - 20 * number, line)
+    pdf.showPage()
+    pdf.save()
+    lines = document_text(load_document(buffer.getvalue(), "application/pdf")).split("\n")
+    assert lines == ["INVOICE", "Invoice No: INV-0042", "Total: 1,234.50 EUR"]
 
 
 @pytest.mark.parametrize("angle", [90, -90])

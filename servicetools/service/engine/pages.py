@@ -216,11 +216,16 @@ def _has_rules(page: Any) -> bool:
 
 def _turn(page: Any) -> int:
     """How the text of a page is drawn: 0 upright, 90 turned anticlockwise (reading
-    upwards), -90 turned clockwise (reading downwards), by most of its characters."""
+    upwards), -90 turned clockwise (reading downwards), 180 head down (a page shown
+    turned by its /Rotate, as a scan can be), by most of its characters."""
     chars = page.chars
     turned = [c for c in chars if not c.get("upright", True)]
-    if not chars or 2 * len(turned) <= len(chars):
+    if not chars:
         return 0
+    if 2 * len(turned) <= len(chars):
+        # The text matrix's a: negative where the baseline runs leftwards.
+        leftwards = sum(float(c["matrix"][0]) < 0 for c in chars if c.get("upright", True))
+        return 180 if 2 * leftwards > len(chars) else 0
     # The text matrix's b: positive where the baseline runs up the page.
     return 90 if statistics.median(float(c["matrix"][1]) for c in turned) > 0 else -90
 
@@ -245,6 +250,7 @@ def _text_layer_words(page: Any) -> list[Word]:
     x_origin, y_origin = float(page.bbox[0]), float(page.bbox[1])
     turn = _turn(page)
     directions = (_sideways(page) if turn == 0 else
+                  {"line_dir": "btt", "char_dir": "rtl"} if turn == 180 else
                   {"line_dir_rotated": "ltr", "char_dir_rotated": "btt"} if turn > 0 else
                   {"line_dir_rotated": "rtl", "char_dir_rotated": "ttb"})
     chars = page.chars
@@ -258,11 +264,13 @@ def _text_layer_words(page: Any) -> list[Word]:
             continue
         left, right = float(item["x0"]) - x_origin, float(item["x1"]) - x_origin
         top, bottom = float(item["top"]) - y_origin, float(item["bottom"]) - y_origin
-        if turn > 0:  # reading upwards: across is up the page, down is rightwards
+        if turn == 180:  # head down: across is leftwards, down is up the page
+            left, right, top, bottom = width - right, width - left, height - bottom, height - top
+        elif turn > 0:  # reading upwards: across is up the page, down is rightwards
             left, right, top, bottom = height - bottom, height - top, left, right
         elif turn < 0:  # reading downwards: across is down the page, down is leftwards
             left, right, top, bottom = top, bottom, width - right, width - left
-        across, down = (height, width) if turn else (width, height)
+        across, down = (height, width) if turn in (90, -90) else (width, height)
         x0, x1 = left / across, right / across
         y0, y1 = _clip(top / down), _clip(bottom / down)
         for piece, start, end in _unglued(text):
