@@ -87,6 +87,19 @@ def test_config_check_reports_bad_targets(tmp_path: Path) -> None:
     assert "not valid JSON" in run("config", "check", str(tmp_path / "broken.json")).stdout
 
 
+def test_config_check_reports_two_columns_at_one_position(tmp_path: Path) -> None:
+    # A cell is its column's by position: the second column at position 0 was never read.
+    config = json.loads((CONFIGS / "invoices.json").read_text())
+    table = next(t for t in config["extraction_targets"] if t["type"] == "table")
+    table["header_schema"][1]["position"] = table["header_schema"][0]["position"]
+    (tmp_path / "columns.json").write_text(json.dumps(config))
+    out = run("config", "check", str(tmp_path / "columns.json"))
+    assert out.returncode == 1
+    index = config["extraction_targets"].index(table)
+    assert (f"extraction_targets[{index}].header_schema: more than one column at position "
+            f"{table['header_schema'][0]['position']}") in out.stdout
+
+
 def test_serve_refuses_a_bad_configuration_folder(tmp_path: Path) -> None:
     folder = tmp_path / "configs"
     folder.mkdir()

@@ -54,6 +54,13 @@ def check_configuration(config: Any) -> list[str]:
             problems += [f"{where}.validation_tree: {p}"
                          for p in validation.check_tree(target.get("validation_tree"))]
         else:
+            # A cell is the column's at its position: of two columns at one position,
+            # one would never be read.
+            positions = [col.get("position") for col in target.get("header_schema", [])]
+            shared = sorted({p for p in positions if positions.count(p) > 1})
+            if shared:
+                problems.append(f"{where}.header_schema: more than one column at position "
+                                + ", ".join(map(str, shared)))
             for j, col in enumerate(target.get("header_schema", [])):
                 for key in ("header_matching_validation_tree", "extracted_value_validation_tree"):
                     problems += [f"{where}.header_schema[{j}].{key}: {p}"
