@@ -100,6 +100,18 @@ def test_config_check_reports_two_columns_at_one_position(tmp_path: Path) -> Non
             f"{table['header_schema'][0]['position']}") in out.stdout
 
 
+def test_config_check_reports_a_search_area_with_no_area(tmp_path: Path) -> None:
+    # Corners given the wrong way round: the target searched nothing and came back empty.
+    config = json.loads((CONFIGS / "invoices.json").read_text())
+    name, area = next(iter(config["search_areas"].items()))
+    x0, y0, x1, y1 = area["box"]
+    area["box"] = [x1, y0, x0, y1]
+    (tmp_path / "area.json").write_text(json.dumps(config))
+    out = run("config", "check", str(tmp_path / "area.json"))
+    assert out.returncode == 1
+    assert f"search_areas[{name!r}]: the box {area['box']} is empty" in out.stdout
+
+
 def test_serve_refuses_a_bad_configuration_folder(tmp_path: Path) -> None:
     folder = tmp_path / "configs"
     folder.mkdir()

@@ -36,6 +36,11 @@ def check_configuration(config: Any) -> list[str]:
     if problems:
         return problems
     areas = config.get("search_areas") or {}
+    for name, area in areas.items():
+        x0, y0, x1, y1 = area["box"]
+        if not (x0 < x1 and y0 < y1):  # a box with no area holds no word
+            problems.append(f"search_areas[{name!r}]: the box {area['box']} is empty: it is "
+                            "[x0, y0, x1, y1], with x0 < x1 and y0 < y1")
     seen_ids: set[str] = set()
     seen_names: set[str] = set()
     for i, target in enumerate(config["extraction_targets"]):
