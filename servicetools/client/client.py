@@ -407,8 +407,10 @@ class Client:
     ) -> Batch | T:
         """Run many documents through the service; a `Batch` of results and failures.
 
-        ``documents``: paths, globs (``"docs/*.pdf"``), folders, URLs, bytes,
-        ``(name, bytes)``, `VaultDocument` s or vault records. Triggers run
+        ``documents``: paths, globs (``"docs/*.pdf"``), folders (their PDF, PNG and
+        JPEG files, not those of folders under them), URLs, bytes, ``(name, bytes)``,
+        `VaultDocument` s or vault records; a glob that matches nothing or a folder
+        without a document raises FileNotFoundError. Triggers run
         asynchronously, ``concurrency`` at a time (after a vault upload each, with
         ``upload_first``), then one wait polls every extraction and results are
         fetched as they end. A document that fails (refused at trigger, ``error`` in

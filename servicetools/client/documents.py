@@ -132,6 +132,12 @@ def expand(documents: Any) -> list[Source]:
             if os.path.isdir(text):
                 files = sorted(p for p in Path(text).iterdir()
                                if p.is_file() and p.suffix.lower() in _DOCUMENT_SUFFIXES)
+                if not files:
+                    # As loud as a glob that matches nothing: the wrong folder, or one
+                    # whose documents are in folders under it.
+                    raise FileNotFoundError(
+                        f"no PDF, PNG or JPEG file in the folder {text!r} (folders under it "
+                        f"are not read: give a glob such as '{text}/**/*.pdf' for them)")
                 sources += [Source(str(p), "raw", path=p) for p in files]
                 continue
         sources.append(source_of(document, index=len(sources)))

@@ -166,6 +166,16 @@ def test_empty_glob_is_loud(client: Client, tmp_path: Path) -> None:
                             progress=False)
 
 
+def test_a_folder_without_documents_is_loud(client: Client, tmp_path: Path) -> None:
+    # Before, an empty batch came back without a word: the wrong folder, or the documents
+    # one folder down.
+    (tmp_path / "notes.txt").write_text("not a document")
+    (tmp_path / "scans").mkdir()
+    (tmp_path / "scans" / "inv-1.pdf").write_bytes(b"%PDF-1.4")
+    with pytest.raises(FileNotFoundError, match=r"no PDF, PNG or JPEG file in the folder.*\*\*"):
+        client.extract_many(tmp_path, configuration_name="invoices", progress=False)
+
+
 def test_an_error_about_every_document_stops_the_batch_and_is_raised(
     client: Client, service: LocalService, folder: Path,
 ) -> None:
