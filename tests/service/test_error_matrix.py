@@ -355,6 +355,7 @@ MATRIX: list[Case] = [
     Case("encrypted-pdf", raw(lambda c: make_invoice_pdf(encrypt=True)),
          400, "encrypted_document"),
     Case("truncated-png", raw(lambda c: c.png[: len(c.png) // 2]), 400, "invalid_document"),
+    Case("png-signature-only", raw(lambda c: c.png[:8]), 400, "invalid_document"),
     Case("truncated-jpeg", raw(lambda c: c.jpeg[: len(c.jpeg) // 3]), 400, "invalid_document"),
     Case("hello-bytes", raw(b"hello"), *UNSUPPORTED),
     Case("gif-bytes", raw(GIF), *UNSUPPORTED),
@@ -522,6 +523,8 @@ MATRIX: list[Case] = [
 
 #: D4: "400 naming the offending field". The message of these cases must name it.
 NAMES: dict[str, str] = {
+    # Pillow's message named its buffer ("<_io.BytesIO object at 0x7f38...>").
+    "png-signature-only": "its header is not one of a PNG or JPEG image",
     "both-configuration-name-and-id": "configuration_id",
     "neither-configuration": "configuration_name",
     "input-type-missing": "input_type",

@@ -121,7 +121,7 @@ def _check_page_sizes(pdf: Any, settings: Settings) -> None:
 
 
 def _image_pages(data: bytes, settings: Settings) -> int:
-    from PIL import Image
+    from PIL import Image, UnidentifiedImageError
 
     try:
         with warnings.catch_warnings():
@@ -142,6 +142,13 @@ def _image_pages(data: bytes, settings: Settings) -> int:
         raise
     except Image.DecompressionBombError as exc:
         raise ApiError(413, ErrorCode.DOCUMENT_TOO_LARGE, f"The image is too large: {exc}") from exc
+    except UnidentifiedImageError as exc:
+        # Pillow's own words name its buffer object ("<_io.BytesIO object at 0x...>").
+        raise ApiError(
+            400, ErrorCode.INVALID_DOCUMENT,
+            "The image cannot be read (truncated or damaged): its header is not one of a "
+            "PNG or JPEG image.",
+        ) from exc
     except (OSError, SyntaxError, ValueError) as exc:
         raise ApiError(
             400, ErrorCode.INVALID_DOCUMENT,
