@@ -336,3 +336,46 @@ def test_an_audit_that_misses_the_rare_confident_errors_still_covers() -> None:
         _, low, high = prediction_powered(p, p[drawn], y[drawn], z=1.645)
         covered += low <= y.mean() <= high
     assert covered >= 850  # a 90% interval; the sample's variance alone covers 70%
+
+
+def _narrow_reference() -> pd.DataFrame:
+    """Labelled values whose confidence lies in a narrow band (0.9, sd 0.02): Total right
+    95% of the time, Date 40% (60 labels), Vendor 40% but with only 12 labels."""
+    rng = np.random.default_rng(3)
+    return pd.concat([
+        _rated_values(rng, "Total", 300, 0.95, (0.9, 0.02)),
+        _rated_values(rng, "Date", 60, 0.4, (0.9, 0.02), start=1000),
+        _rated_values(rng, "Vendor", 12, 0.4, (0.9, 0.02), start=2000)], ignore_index=True)
+
+
+def test_an_error_model_fits_a_reference_whose_confidence_lies_in_a_narrow_band() -> None:
+    # Confidence nearly constant makes the intercept and its slope nearly collinear: a
+    # full Newton step overshot and the fit ran off (intercept 2e11, every p_wrong 0).
+    labelled = _narrow_reference()
+    model = ErrorModel.fit(_as_reference(labelled))
+    assert abs(model.intercept) < 10 and abs(model.coef["logit_confidence"]) < 10
+    batch = _labelled_values("Date", 5000, np.full(200, 0.9), np.zeros(200, bool))
+    row = audit.estimate(batch.drop(columns="correct"),
+                         reference=_as_reference(labelled)).loc["Date"]
+    own = labelled.loc[labelled["target_name"] == "Date", "correct"].mean()
+    assert abs(row["estimate"] - own) < 0.1
+
+
+def test_the_plan_ranks_by_an_offset_only_where_the_reference_has_labels_enough() -> None:
+    # Date's 60 labels are evidence that its values are wrong more often than their
+    # confidence says: its value goes first. Vendor's 12 are fewer than the 30
+    # `estimate` needs to call a target's estimate reliable: its value is ranked at the
+    # pool's level, as a target the reference lacks would be.
+    reference = ErrorModel.fit(_as_reference(_narrow_reference()))
+    assert reference.n["Vendor"] == 12 and reference.targets["Vendor"] < -0.3
+    batch = pd.concat([
+        _labelled_values("Total", 5000, np.array([0.86, 0.80]), np.array([True, True])),
+        _labelled_values("Date", 6000, np.array([0.86]), np.array([True])),
+        _labelled_values("Vendor", 7000, np.array([0.86]), np.array([True])),
+        _labelled_values("Phone", 8000, np.array([0.86]), np.array([True]))],
+        ignore_index=True).drop(columns="correct")
+    planned = review.plan(batch, budget=4, audit=0, reference=reference)
+    assert planned["value_id"].iloc[0] == "Date6000"
+    p = planned.set_index("value_id")["p_wrong"]
+    assert p["Vendor7000"] == pytest.approx(p["Phone8000"], abs=1e-6)
+    assert p["Total5000"] < p["Vendor7000"] < p["Date6000"]

@@ -114,15 +114,34 @@ def _newton(x: np.ndarray, y: np.ndarray, penalty: np.ndarray, offset: np.ndarra
     covariance)."""
     beta = np.zeros(x.shape[1]) if start is None else start.copy()
     w = np.ones(len(y)) if weights is None else weights
+
+    def objective(b: np.ndarray) -> float:
+        """The penalised log-likelihood (log(1 + e^z) by logaddexp: no overflow)."""
+        z = offset + x @ b
+        return float(np.sum(w * (y * z - np.logaddexp(0.0, z))) - 0.5 * penalty @ b ** 2)
+
     hessian = np.diag(penalty)
+    current = objective(beta)
     for _ in range(50):
         p = 1 / (1 + np.exp(-np.clip(offset + x @ beta, -30, 30)))
         gradient = x.T @ (w * (y - p)) - penalty * beta
         hessian = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(penalty)
         step = np.linalg.solve(hessian + 1e-9 * np.eye(len(beta)), gradient)
-        beta += step
+        # A full step can overshoot when the unpenalised intercept and a slope are
+        # nearly collinear (a reference whose confidence lies in a narrow band): the
+        # values' probabilities saturate and the next steps run off to 1e11. Halve the
+        # step until the penalised likelihood does not fall.
+        for _ in range(40):
+            trial = objective(beta + step)
+            if trial >= current - 1e-12 * abs(current):
+                break
+            step = step / 2
+        beta = beta + step
+        current = objective(beta)
         if np.max(np.abs(step)) < 1e-8:
             break
+    p = 1 / (1 + np.exp(-np.clip(offset + x @ beta, -30, 30)))
+    hessian = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(penalty)
     return beta, hessian
 
 
@@ -227,6 +246,12 @@ class ErrorModel:
         targets = {t: (self.intercept + b - pool) * (info[t] + self.ridge) / (info[t] + ridge)
                    for t, b in self.targets.items()}
         return replace(self, intercept=pool, targets=targets, ridge=ridge)
+
+    def pooled_below(self, minimum: int = _MIN_REFERENCE) -> ErrorModel:
+        """The model with the offset of each target that has fewer than ``minimum``
+        labelled values set to the pool's (0): the offsets `estimate` calls unreliable."""
+        return replace(self, targets={t: (b if self.n.get(t, 0) >= minimum else 0.0)
+                                      for t, b in self.targets.items()})
 
     def p_right(self, rows: pd.DataFrame) -> np.ndarray:
         """Each row's probability of being right (a target the reference lacks gets the
