@@ -301,6 +301,38 @@ def test_truth_from_csv_json_and_records(tmp_path: Path, truth_a: pd.DataFrame) 
         audit.truth(pd.DataFrame({"document": ["a"], "target_name": ["x"]}))
 
 
+def test_truth_from_a_spreadsheet_of_one_row_per_document(tmp_path: Path) -> None:
+    # As analysts keep truth: a document column and one column per target. An empty text
+    # is a value the document does not print; a missing cell is no truth.
+    sheet = pd.DataFrame({"document_name": ["a.pdf", "b.pdf"],
+                          "Invoice Number": [4471093, None],
+                          "Total": ["1,00", ""]})
+    long = audit.truth(sheet)
+    assert tuple(long.columns) == audit.TRUTH_COLUMNS
+    got = {(r.document, r.target_name): r.value for r in long.itertuples()}
+    assert got == {("a.pdf", "Invoice Number"): "4471093", ("a.pdf", "Total"): "1,00",
+                   ("b.pdf", "Total"): ""}
+    assert (long["kind"] == "field").all() and (long["value_index"] == 0).all()
+    # The same sheet as a CSV: its blank cells are empty texts (not printed).
+    path = tmp_path / "truth.csv"
+    sheet.rename(columns={"document_name": "document"}).to_csv(path, index=False)
+    from_csv = audit.truth(path)
+    assert len(from_csv) == 4
+    assert from_csv.set_index(["document", "target_name"]).loc[
+        ("b.pdf", "Invoice Number"), "value"] == ""
+    # A fields frame made by hand, without value_index: each target's values count from
+    # 0 in order (without that, every value was graded a miss beside a spurious one).
+    fields = pd.DataFrame({"target_name": ["Invoice Number", "Total", "Total"],
+                           "extraction_id": ["e1", "e1", "e2"],
+                           "document_name": ["in/a.pdf", "in/a.pdf", "in/b.pdf"],
+                           "value": ["4471093", "1.00", ""], "confidence": [0.9, 0.8, 0.1],
+                           "validation_passed": [True, True, True]})
+    acc = audit.accuracy(fields, sheet, normalize="all")
+    assert acc.loc[audit.ALL, "n"] == 3 and acc.loc[audit.ALL, "n_correct"] == 3
+    with pytest.raises(ValueError, match="a column per target"):
+        audit.truth(pd.DataFrame({"document": ["a.pdf"]}))
+
+
 def test_matching_documents_by_path_suffix() -> None:
     match = document_matcher(["invoices/inv-0001.pdf", "receipts/inv-0001.pdf",
                               "invoices/inv-0002.pdf"])

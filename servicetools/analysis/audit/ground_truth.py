@@ -39,7 +39,10 @@ def truth(source: Any) -> pd.DataFrame:
       ``row`` within the table and ``record`` counting rows across the target's tables;
     - a CSV or JSON table of expected values with at least ``document``,
       ``target_name`` and ``value`` (and ``kind``, ``value_index``, ``record``/``row``,
-      ``column`` for cells);
+      ``column`` for cells), or a spreadsheet of fields: ``document`` and one column
+      per field target, one row per document (an empty text: the document does not
+      print the value; an empty cell in a frame, NaN: no truth). ``document_name``, as
+      the frames call it, stands for ``document``;
     - a corrections ledger (a `servicetools.ledger.Ledger` or its frame, columns
       ``extraction_id, target_id, value_id, old_value, new_value, old_confidence, time``
       and optionally ``target_name``): the latest ``new_value`` of each value is its
@@ -137,10 +140,15 @@ def _truth_from_records(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _truth_from_table(table: pd.DataFrame, source: str = "table") -> pd.DataFrame:
+    if "document" not in table.columns and "document_name" in table.columns:
+        table = table.rename(columns={"document_name": "document"})  # as the frames say
+    if "document" in table.columns and not {"target_name", "value"} & set(table.columns):
+        table = _from_wide(table)
     missing = {"document", "target_name", "value"} - set(table.columns)
     if missing and len(table.columns):
-        raise ValueError(f"ground truth needs the columns document, target_name and value; "
-                         f"missing: {', '.join(sorted(missing))}")
+        raise ValueError(f"ground truth needs the columns document, target_name and value "
+                         f"(one row per value), or document and one column per target (one "
+                         f"row per document); missing: {', '.join(sorted(missing))}")
     n = len(table)
     out: dict[str, Any] = {}
     for name in TRUTH_COLUMNS:
@@ -164,6 +172,29 @@ def _truth_from_table(table: pd.DataFrame, source: str = "table") -> pd.DataFram
         frame["record"] = frame["record"].where(frame["record"].notna(), frame["row"])
         frame["source"] = frame["source"].where(frame["source"].notna(), source)
     return _truth_dtypes(frame)
+
+
+def _from_wide(table: pd.DataFrame) -> pd.DataFrame:
+    """A spreadsheet of expected values, one row per document and one column per field
+    target, as one row per value. An empty text is a value the document does not print;
+    a missing cell (NaN, None) is no truth, left out. A number column that pandas read
+    as floats because of a missing cell gives its whole numbers without ".0"."""
+    targets = [c for c in table.columns if c != "document"]
+    if not targets:
+        raise ValueError("ground truth of one row per document needs a column per target "
+                         "beside document")
+    long = table.melt(id_vars="document", value_vars=targets, var_name="target_name",
+                      value_name="value")
+    long = long.loc[long["value"].notna()].reset_index(drop=True)
+
+    def text(value: Any) -> str:
+        if isinstance(value, float | np.floating) and float(value).is_integer():
+            return str(int(value))
+        return str(value)
+
+    long["value"] = long["value"].map(text).astype(object)
+    long["target_name"] = long["target_name"].astype(str)
+    return long
 
 
 def _truth_dtypes(frame: pd.DataFrame) -> pd.DataFrame:

@@ -160,6 +160,15 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
         }
         part["filled"] = (pd.Series(part["value"]).str.strip().str.len().fillna(0) > 0
                           ).to_numpy(dtype=bool)
+        if "value_index" not in frame.columns and not is_cells:
+            # A frame made by hand: each value of a target in a document counts from 0
+            # in the order given, as the service numbers them (grading pairs values with
+            # their truth by it; without it every value was a miss beside a spurious one).
+            keys = [c for c in ("extraction_id", "document_name") if c in frame.columns][:1]
+            part["value_index"] = pd.array(
+                frame.groupby([*keys, "target_name"], sort=False, observed=True,
+                              dropna=False).cumcount().to_numpy()
+                if "target_name" in frame.columns else np.zeros(n, int), dtype="Int64")
         if "condition" not in frame.columns:  # a frame made by hand: derive it
             part["condition"] = categorical([
                 conditions(tuple(m), v if isinstance(v, str) else None)
