@@ -265,7 +265,9 @@ def _turned_pdf(angle: int) -> bytes:
     pdf = canvas.Canvas(buffer, pagesize=(612, 792))
     pdf.drawString(40, 20, "page 7")
     pdf.saveState()
-    if angle > 0:  # reading upwards from the foot of the page
+    if angle == 180:  # head down, running leftwards from the right of the page
+        pdf.translate(500, 100)
+    elif angle > 0:  # reading upwards from the foot of the page
         pdf.translate(100, 100)
     else:  # reading downwards from the head of the page
         pdf.translate(500, 700)
@@ -449,3 +451,57 @@ def test_a_transparent_image_is_read_on_white_paper() -> None:
     opaque = _to_rgb(image)
     assert [opaque.getpixel((x, 0)) for x in range(4)] == [
         (255, 255, 255), (0, 0, 0), (127, 127, 127), (255, 255, 255)]
+
+
+def _cut_down(data: bytes, box: tuple[float, float, float, float]) -> bytes:
+    """The PDF with every page's crop box set to `box` (points, from the page's foot)."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(data)
+    for page in document:
+        page.set_cropbox(*box)
+    out = io.BytesIO()
+    document.save(out)
+    document.close()
+    return out.getvalue()
+
+
+def test_a_page_cut_down_by_its_crop_box_is_read_as_a_viewer_shows_it() -> None:
+    # PDFium draws the crop box; pdfplumber's words were fractions of the media box:
+    # each word stood in the image away from its ink, and text the crop box hides (a
+    # print file's slug line) was read.
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=(595, 842))
+    pdf.setFont("Helvetica", 14)
+    pdf.drawString(120, 650, "INVOICE")
+    pdf.drawString(120, 620, "Total: 1,234.50 EUR")
+    pdf.drawString(20, 815, "SLUG-LINE-HIDDEN")
+    pdf.showPage()
+    pdf.save()
+    [page] = load_document(_cut_down(buffer.getvalue(), (100, 200, 500, 700)),
+                           "application/pdf").pages
+    assert (page.width, page.height) == pytest.approx((400, 500))
+    assert [w.text for w in page.words] == ["INVOICE", "Total:", "1,234.50", "EUR"]
+    image = Image.open(io.BytesIO(page.png)).convert("L")
+    assert image.width / image.height == pytest.approx(0.8, abs=0.01)
+    for word in page.words:
+        box = image.crop((int(word.x0 * image.width), int(word.y0 * image.height),
+                          int(word.x1 * image.width) + 1, int(word.y1 * image.height) + 1))
+        assert box.getextrema()[0] < 100, f"no ink under {word.text}"
+    assert page.words[0].x0 == pytest.approx(20 / 400, abs=0.01)
+
+
+@pytest.mark.parametrize("ruled", [False, True], ids=["unruled", "ruled"])
+def test_a_table_on_a_page_cut_down_by_its_crop_box_reads_as_on_the_whole_page(
+        ruled: bool) -> None:
+    from servicetools.service.engine.candidates import found_tables
+
+    from ..support.engine_documents import REGIONS, grid, table_pdf, tables_of, target
+
+    whole = table_pdf((700, REGIONS), ruled=ruled)
+    cut = load_document(_cut_down(whole, (30, 560, 580, 830)), "application/pdf")
+    assert found_tables(cut), "camelot found no table on the cut-down page"
+    cells = tables_of(cut, target("Region", "Sales", "Staff", "Stores"))["t-table"]
+    assert grid(cells) == {0: [list(row) for row in REGIONS[1:]]}

@@ -51,7 +51,7 @@ def load_document(data: bytes, content_type: str, *, dpi: int = PAGE_DPI) -> Doc
     """Render every page to PNG and find its words (text layer, else OCR)."""
     if content_type == PDF:
         parsed: dict[int, Any] = {}
-        pages = _load_pdf(data, dpi, parsed)
+        pages, data = _load_pdf(data, dpi, parsed)
         fold_lone_accents(pages)
         document = Document(content_type, pages, data)
         document.cache.parsed_pages = parsed
@@ -71,7 +71,63 @@ def load_document(data: bytes, content_type: str, *, dpi: int = PAGE_DPI) -> Doc
 _KEEP_PARSED = 30
 
 
-def _load_pdf(data: bytes, dpi: int, parsed: dict[int, Any] | None = None) -> list[Page]:
+# A crop box this far (points) inside the media box is a page cut down for showing.
+_CROPPED = 0.5
+
+
+def _cut_down(plumber_page: Any) -> bool:
+    """Whether a page's crop box is smaller than its media box (pdfplumber reads both
+    from the page's dictionary, so asking costs nothing)."""
+    media, crop = plumber_page.mediabox, plumber_page.cropbox
+    return any(abs(float(a) - float(b)) > _CROPPED for a, b in zip(media, crop, strict=True))
+
+
+def _visible(data: bytes) -> bytes:
+    """The PDF with each page cut down to what a viewer shows of it, its crop box.
+
+    PDFium draws a page's crop box, while pdfplumber's and camelot's coordinates are
+    the media box's: on a page whose crop box is smaller (a print file's bleed, a page
+    cut down in an editor), the words stood in the image where they were not drawn and
+    text a viewer hides was read. Such a page's content is moved so that the crop box's
+    corner is the origin and clipped to it, and both boxes become the crop box: every
+    reader then sees the page a person sees. Where PDFium cannot rewrite the file, it is
+    read as it came.
+    """
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    document = pdfium.PdfDocument(data)
+    try:
+        for index in range(len(document)):
+            page = document[index]
+            try:
+                media, crop = page.get_mediabox(), page.get_cropbox()
+                box = (max(media[0], crop[0]), max(media[1], crop[1]),
+                       min(media[2], crop[2]), min(media[3], crop[3]))
+                if box[2] - box[0] < 1 or box[3] - box[1] < 1 or all(
+                        abs(a - b) <= _CROPPED for a, b in zip(box, media, strict=True)):
+                    continue
+                width, height = box[2] - box[0], box[3] - box[1]
+                matrix = raw.FS_MATRIX(1, 0, 0, 1, -box[0], -box[1])
+                if raw.FPDFPage_TransFormWithClip(page.raw, matrix,
+                                                  raw.FS_RECTF(0, height, width, 0)):
+                    page.set_mediabox(0, 0, width, height)
+                    page.set_cropbox(0, 0, width, height)
+            finally:
+                page.close()
+        out = io.BytesIO()
+        document.save(out)
+        return out.getvalue()
+    except pdfium.PdfiumError:
+        return data
+    finally:
+        document.close()
+
+
+def _load_pdf(data: bytes, dpi: int, parsed: dict[int, Any] | None = None
+              ) -> tuple[list[Page], bytes]:
+    """The pages of a PDF, and the PDF as its pages were read (`_visible`: the same
+    bytes unless a page's crop box cuts it down)."""
     import pdfplumber
     import pypdfium2 as pdfium
 
@@ -99,6 +155,13 @@ def _load_pdf(data: bytes, dpi: int, parsed: dict[int, Any] | None = None) -> li
         plumber = pdfplumber.open(io.BytesIO(data))
         if len(plumber.pages) != len(rendered):
             raise UnreadableDocument("invalid_document", "The PDF's page tree is inconsistent.")
+        if any(_cut_down(page) for page in plumber.pages) and (
+                visible := _visible(data)) is not data:
+            data = visible
+            plumber.close()
+            rendered.close()
+            rendered = pdfium.PdfDocument(data)
+            plumber = pdfplumber.open(io.BytesIO(data))
         for index, plumber_page in enumerate(plumber.pages):
             words = _text_layer_words(plumber_page)
             source = "text"
@@ -129,7 +192,7 @@ def _load_pdf(data: bytes, dpi: int, parsed: dict[int, Any] | None = None) -> li
         rendered.close()
         if plumber is not None and not parsed:
             plumber.close()  # kept open (in memory) while the finders may read its pages
-    return pages
+    return pages, data
 
 
 def _bitmap(document: Any, index: int, dpi: int, gray: bool) -> Any:
@@ -264,6 +327,8 @@ def _text_layer_words(page: Any) -> list[Word]:
             continue
         left, right = float(item["x0"]) - x_origin, float(item["x1"]) - x_origin
         top, bottom = float(item["top"]) - y_origin, float(item["bottom"]) - y_origin
+        if right <= 0 or left >= width or bottom <= 0 or top >= height:
+            continue  # drawn off the page (or off its crop box): no viewer shows it
         if turn == 180:  # head down: across is leftwards, down is up the page
             left, right, top, bottom = width - right, width - left, height - bottom, height - top
         elif turn > 0:  # reading upwards: across is up the page, down is rightwards
