@@ -333,6 +333,45 @@ def test_truth_from_a_spreadsheet_of_one_row_per_document(tmp_path: Path) -> Non
         audit.truth(pd.DataFrame({"document": ["a.pdf"]}))
 
 
+def test_only_the_targets_the_data_holds_are_graded() -> None:
+    # Two configurations in one batch and one truth sheet with the columns of both; a
+    # frame filtered to one target; field frames given without the cells. Each grade
+    # speaks of what it was given: before, every target the data lacked counted its
+    # truth as missed ("All" 2% on a frame filtered to Total).
+    def value(extraction: str, document: str, configuration: str, target: str,
+              text: str) -> dict[str, Any]:
+        return {"extraction_id": extraction, "document_name": document,
+                "configuration_id": configuration, "target_name": target, "value": text,
+                "value_index": 0, "confidence": 0.9, "validation_passed": True}
+
+    fields = pd.DataFrame([
+        value("e1", "a.pdf", "invoices", "Vendor", "Acme"),
+        value("e1", "a.pdf", "invoices", "Total", "10.00"),
+        value("e2", "b.pdf", "receipts", "Merchant", "Cafe"),
+        value("e2", "b.pdf", "receipts", "Total", "3.50")])
+    sheet = pd.DataFrame({"document": ["a.pdf", "b.pdf"], "Vendor": ["Acme", ""],
+                          "Merchant": ["", "Cafe"], "Total": ["10.00", "3.50"]})
+    graded = audit.grade(fields, sheet)
+    assert sorted(zip(graded["document"].astype(str), graded["target_name"].astype(str),
+                      strict=True)) == [
+        ("a.pdf", "Total"), ("a.pdf", "Vendor"), ("b.pdf", "Merchant"), ("b.pdf", "Total")]
+    only_total = audit.accuracy(fields[fields["target_name"] == "Total"], sheet)
+    assert list(only_total.index) == ["Total", audit.ALL]
+    assert only_total.loc[audit.ALL, "n"] == 2 and only_total.loc[audit.ALL, "accuracy"] == 1
+    # A truth with a table, graded against field frames alone: the table is left out;
+    # with the cells frame (here: no cell found), its cells are missed.
+    cells_truth = pd.DataFrame({"document": ["a.pdf"] * 2, "kind": "cell",
+                                "target_name": "Items", "record": [0, 0], "column": [0, 1],
+                                "value": ["Widget", "10.00"]})
+    table_truth = pd.concat([sheet.melt(id_vars="document", var_name="target_name"),
+                             cells_truth], ignore_index=True)
+    assert audit.accuracy(fields, table_truth).loc[audit.ALL, "n"] == 4
+    no_cells = pd.DataFrame({"extraction_id": pd.Series(dtype=object), "table_id": [],
+                             "target_name": [], "row": [], "column": [], "value": []})
+    with_cells = audit.accuracy(fields, table_truth, cells=no_cells)
+    assert with_cells.loc[audit.ALL, "n"] == 6 and with_cells.loc[audit.ALL, "n_missed"] == 2
+
+
 def test_matching_documents_by_path_suffix() -> None:
     match = document_matcher(["invoices/inv-0001.pdf", "receipts/inv-0001.pdf",
                               "invoices/inv-0002.pdf"])

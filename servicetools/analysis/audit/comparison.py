@@ -53,8 +53,9 @@ def compare(a: Any, b: Any, truth: Any = None, *,
         accuracies = None
         if truth is not None:
             expected = ground_truth.truth(truth)
-            accuracies = [accuracy(grade_work(side.graded_work(expected), expected, normalize),
-                                   by=by) for side in (shared_a, shared_b)]
+            accuracies = [accuracy(grade_work(side.graded_work(expected), expected, normalize,
+                                              side.holds_cells), by=by)
+                          for side in (shared_a, shared_b)]
     ca, cb = card_a.reindex(index), card_b.reindex(index)
     out = pd.DataFrame({
         "n_a": ca["n_values"].fillna(0).astype(np.int64),

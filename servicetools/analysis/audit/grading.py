@@ -51,8 +51,12 @@ def grade(data: Any, truth: Any, *, cells: pd.DataFrame | None = None,
     counted across the target's tables in order) and ``column``. Only targets the truth
     lists for the document are graded; among those, a value the truth lacks is
     expected to be blank; an expected value never extracted has ``present`` False
-    and no confidence. With a corrections ledger, each ledger entry is a row: its old
-    value and confidence against its new value. ``correct`` compares after `normalize`
+    and no confidence. Only targets the data holds are graded too: a field target
+    the data has no value of for any document of that configuration (a frame filtered
+    to some targets, a truth sheet with columns of another configuration) is left out,
+    and so are the truth's tables when the data is field frames alone (no ``cells``).
+    With a corrections ledger, each ledger entry is a row: its old value and confidence
+    against its new value. ``correct`` compares after `normalize`
     with ``normalize`` (default: whitespace only).
 
     ``data`` may be a `frames.Dataset`: DuckDB finds the rows of the documents the
@@ -62,16 +66,19 @@ def grade(data: Any, truth: Any, *, cells: pd.DataFrame | None = None,
     expected = ground_truth.truth(truth)
     with source(data, cells, "grade") as found:
         work = found.graded_work(expected)
-    return grade_work(work, expected, normalize)
+        with_cells = found.holds_cells
+    return grade_work(work, expected, normalize, with_cells)
 
 
 def grade_work(work: pd.DataFrame, expected: pd.DataFrame,
-               normalize: Normalize = DEFAULT_NORMALIZE) -> pd.DataFrame:
-    """`grade` of a work frame against ``expected`` (`ground_truth.truth`)."""
+               normalize: Normalize = DEFAULT_NORMALIZE, with_cells: bool = True
+               ) -> pd.DataFrame:
+    """`grade` of a work frame against ``expected`` (`ground_truth.truth`);
+    ``with_cells`` False: the work holds no table's cells, and none is graded."""
     if ground_truth.is_ledger(expected):
         graded = _grade_ledger(work, expected)
     else:
-        graded = _grade_truth(work, expected)
+        graded = _grade_truth(work, expected, with_cells)
     value_n = normalize_series(graded["value"], normalize)
     expected_n = normalize_series(graded["expected"], normalize)
     graded["correct"] = pd.array((value_n == expected_n).to_numpy(), dtype="boolean")
@@ -125,7 +132,8 @@ def _records(work: pd.DataFrame) -> pd.Series:
     return pd.Series(offsets["offset"].to_numpy() + rows.to_numpy(), index=cells.index)
 
 
-def _grade_truth(work: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
+def _grade_truth(work: pd.DataFrame, expected: pd.DataFrame, with_cells: bool = True
+                 ) -> pd.DataFrame:
     match = document_matcher(expected["document"].dropna().astype(str))
     work = work.copy()
     # Matched once per distinct pair of names (a million values name a few documents).
@@ -141,13 +149,16 @@ def _grade_truth(work: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
     work = work.loc[work["document"].notna()]
     extractions = work[["extraction_id", "document"]].astype(object).drop_duplicates()
     parts = []
-    for kind, on in (("field", ["value_index"]), ("cell", ["record", "column"])):
+    kinds = (("field", ["value_index"]), ("cell", ["record", "column"]))
+    for kind, on in kinds if with_cells else kinds[:1]:
         mine = work.loc[work["kind"] == kind].copy()
         if kind == "cell":
             mine["record"] = _records(work)
         theirs = expected.loc[expected["kind"] == kind, ["document", "target_name", *on,
                                                          "value"]].astype(object)
         theirs = theirs.rename(columns={"value": "expected"}).merge(extractions, on="document")
+        if kind == "field":
+            theirs = _held(theirs, mine, work)
         keys = ["extraction_id", "target_name", *on]
         for frame in (mine, theirs):
             for k in keys:
@@ -176,6 +187,18 @@ def _grade_truth(work: pd.DataFrame, expected: pd.DataFrame) -> pd.DataFrame:
         parts.append(both)
     graded = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     return graded
+
+
+def _held(theirs: pd.DataFrame, mine: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:
+    """The truth's field rows of targets the data holds: a target is held for a
+    document when the data has a value of it for some document of the same
+    configuration (the service gives every field target a value, found or empty)."""
+    configuration = dict(zip(work["extraction_id"].astype(object),
+                             work["configuration_id"].astype(object).fillna(""), strict=False))
+    held = pd.DataFrame({"_c": mine["extraction_id"].astype(object).map(configuration),
+                         "target_name": mine["target_name"].astype(object)}).drop_duplicates()
+    return theirs.assign(_c=theirs["extraction_id"].map(configuration)).merge(
+        held, on=["_c", "target_name"]).drop(columns="_c")
 
 
 def _cell_targets(both: pd.DataFrame, work: pd.DataFrame) -> pd.DataFrame:

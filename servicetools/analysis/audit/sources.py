@@ -25,7 +25,7 @@ import pyarrow as pa
 from ..frames.dataset import Dataset
 from . import graded_rows, grouped_dataset, grouped_frames
 from .grouped import ExtractionGroups, FailureGroups, ValueGroups
-from .work import By, group_keys, work_frame
+from .work import By, group_keys, holds_cells, work_frame
 from .workview import VALUES
 
 if TYPE_CHECKING:
@@ -75,6 +75,10 @@ class Source(ABC):
     def graded_work(self, expected: pd.DataFrame) -> pd.DataFrame:
         """A work frame of (at least) the values a grade against ``expected`` reads."""
 
+    #: Whether the values include the tables' cells (a dataset holds them; frames only
+    #: where a cells frame was given, or data the frames were made from).
+    holds_cells: bool = True
+
     def close(self) -> None:
         """Let go of what the source holds."""
         return None  # frames hold nothing to let go; a dataset's connection does
@@ -88,11 +92,14 @@ class Source(ABC):
 
 
 class FrameSource(Source):
-    """Frames in memory, as one work frame (`work.work_frame`)."""
+    """Frames in memory, as one work frame (`work.work_frame`). ``holds_cells``: False
+    where the caller gave field frames alone (a grade then leaves the truth's tables
+    out)."""
 
-    def __init__(self, work: pd.DataFrame) -> None:
+    def __init__(self, work: pd.DataFrame, holds_cells: bool = True) -> None:
         self.work = work
         self.empty = bool(work.empty)
+        self.holds_cells = holds_cells
 
     def values(self, keys: Sequence[str], *, corrected: Collection[Any] | None = None,
                pairs: pd.DataFrame | None = None, conditions: bool = True) -> ValueGroups:
@@ -111,7 +118,8 @@ class FrameSource(Source):
     def shared(self, names: Collection[str]) -> FrameSource:
         kept = set(names)
         return FrameSource(work_frame(self.work.loc[
-            self.work["document_name"].astype(object).isin(kept).to_numpy(bool)]))
+            self.work["document_name"].astype(object).isin(kept).to_numpy(bool)]),
+            self.holds_cells)
 
     def graded_work(self, expected: pd.DataFrame) -> pd.DataFrame:
         return self.work
@@ -192,4 +200,4 @@ def source(data: Any, cells: pd.DataFrame | None, audit: str) -> Source:
             raise TypeError(f"audit.{audit}(dataset, cells): a dataset holds its cells; "
                             "give the dataset alone")
         return DatasetSource(data)
-    return FrameSource(work_frame(data, cells))
+    return FrameSource(work_frame(data, cells), holds_cells(data, cells))

@@ -23,6 +23,7 @@ __all__ = [
     "categorical_names",
     "empty_summary",
     "group_keys",
+    "holds_cells",
     "target_labels",
     "work_frame",
 ]
@@ -34,6 +35,14 @@ def _is_frames(obj: Any) -> bool:
     return isinstance(obj, pd.DataFrame) or (
         isinstance(obj, tuple | list) and bool(obj)
         and all(isinstance(x, pd.DataFrame) for x in obj))
+
+
+def holds_cells(data: Any, cells: pd.DataFrame | None = None) -> bool:
+    """Whether ``data`` (and ``cells``) include the tables' cells: frames only where one
+    is a cells frame; anything else the frames are made from holds both."""
+    if cells is not None or not _is_frames(data):
+        return True
+    return any(_is_cells(f) for f in ([data] if isinstance(data, pd.DataFrame) else data))
 
 
 def _value_frames(data: Any, cells: pd.DataFrame | None = None) -> list[pd.DataFrame]:
