@@ -175,6 +175,18 @@ def test_tables_name_unknown_and_duplicate_columns() -> None:
                                                       "column 2 (2)"]
 
 
+def test_tables_of_a_cells_frame_made_by_hand() -> None:
+    # A cells frame of its own making (or read back from a CSV of some columns): the
+    # columns a table needs, and nothing else (it asked for document_name and header).
+    hand_cells = pd.DataFrame({"table_id": ["x"] * 4, "row": [0, 0, 1, 1],
+                               "column": [0, 1, 0, 1], "value": ["a", "1", "b", "2"]})
+    wide = frames.tables(hand_cells)["x"]
+    assert wide.to_dict("list") == {"column 0": ["a", "b"], "column 1": ["1", "2"]}
+    assert wide.attrs["document_name"] is None and wide.attrs["table_index"] == 0
+    with pytest.raises(ValueError, match="missing: row, column"):
+        frames.tables(hand_cells.drop(columns=["row", "column"]))
+
+
 def _table_result(config: dict[str, Any], columns: list[Any], n: int) -> dict[str, Any]:
     values = [{"id": f"v{n}-{i}", "extracted_cell": "x", "table_id": f"x{n}", "row": 0,
                "column": c, "validation_passed": True, "validation_messages": []}

@@ -24,7 +24,8 @@ def tables(data: Any, *, errors: Errors = "raise", columns: Literal["header", "p
     The index is ``row``; missing cells are NA. Each frame's ``attrs`` hold
     ``extraction_id``, ``document_name``, ``target_id``, ``target_name`` and
     ``table_index`` (the table's place within its target). ``data`` may also be a
-    `cells` frame.
+    `cells` frame (one made by hand needs ``table_id``, ``row``, ``column`` and
+    ``value``; cells without a place, or at a negative one, are left out).
     """
     frame = data if isinstance(data, pd.DataFrame) else cells(data, errors=errors,
                                                                 documents=documents)
@@ -57,14 +58,25 @@ _ATTRS = ["extraction_id", "document_name", "target_id", "target_name"]
 def _grouped(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """``{table_id: {"attrs", "cells": {(row, column): text}, "heads": {column: header}}}``
     of the cells that have a table id and a position, tables in first-seen order."""
-    keep = frame["table_id"].notna() & frame["row"].notna() & frame["column"].notna()
+    missing = [c for c in ("table_id", "row", "column", "value") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"tables() needs a cells frame (frames.cells) with the columns "
+                         f"table_id, row, column and value; missing: {', '.join(missing)}")
+    rows_at = pd.to_numeric(frame["row"], errors="coerce")
+    cols_at = pd.to_numeric(frame["column"], errors="coerce")
+    keep = frame["table_id"].notna() & (rows_at >= 0) & (cols_at >= 0)
     part = frame.loc[keep]
     table_ids = part["table_id"].to_numpy(dtype=object)
-    rows = part["row"].to_numpy(dtype=np.int64, na_value=-1)
-    cols = part["column"].to_numpy(dtype=np.int64, na_value=-1)
-    heads = part["header"].to_numpy(dtype=object)
+    rows = rows_at.loc[keep].to_numpy(dtype=np.int64)
+    cols = cols_at.loc[keep].to_numpy(dtype=np.int64)
     texts = part["value"].to_numpy(dtype=object)
-    metas = {c: part[c].to_numpy(dtype=object) for c in _ATTRS}
+
+    def column(name: str) -> np.ndarray:  # a frame made by hand may lack the others
+        return (part[name].to_numpy(dtype=object) if name in part.columns
+                else np.full(len(part), None, dtype=object))
+
+    heads = column("header")
+    metas = {c: column(c) for c in _ATTRS}
     grouped: dict[str, dict[str, Any]] = {}
     for i, table_id in enumerate(table_ids):
         entry = grouped.get(table_id)
