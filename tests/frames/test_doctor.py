@@ -235,3 +235,21 @@ def test_values_missed_by_a_target_that_reads_a_box_name_its_search_area() -> No
         area["message"])
     # A target that reads the whole page gets no such finding.
     assert "search area" not in set(dr.findings.loc[dr.findings["target"] == "Due", "cause"])
+
+
+def test_a_frame_made_by_hand_without_ids_or_configuration() -> None:
+    # No value_id: each value was counted twice, once graded and once unlabelled
+    # (n_values 6 of 3). No configuration: the pass rate of trees nobody gave was 1.0
+    # (every value "passed" an empty tree), whatever the data's own validation said.
+    fields = pd.DataFrame({"extraction_id": ["e1", "e2", "e3"],
+                           "document_name": ["a.pdf", "b.pdf", "c.pdf"],
+                           "target_name": "Total", "value": ["10.00", "x", "3.50"],
+                           "confidence": [0.9, 0.5, 0.8],
+                           "validation_passed": [True, False, True]})
+    truth = pd.DataFrame({"document": ["a.pdf", "b.pdf", "c.pdf"],
+                          "Total": ["10.00", "7.00", "3.50"]})
+    dr = audit.doctor(fields, truth)
+    row = dr.errors.loc["Total"]
+    assert (row["n_values"], row["n_labelled"], row["wrong"]) == (3, 3, 1)
+    assert np.isnan(row["pass_rate"])
+    assert len(dr.values) == 3

@@ -334,8 +334,11 @@ def _value_rows(data: Any, truth: Any, cells: pd.DataFrame | None,
 
 
 # -- errors and findings ------------------------------------------------------------------
-def _errors(rows: pd.DataFrame, trees: Mapping[str, Any]) -> pd.DataFrame:
-    rates = pass_rates(rows, trees)
+def _errors(rows: pd.DataFrame, trees: Mapping[str, Any], judged: bool = True
+            ) -> pd.DataFrame:
+    """Errors by kind per target; the pass rate under the configuration's trees (NaN
+    when no configuration was given: `judged` False, its trees unknown)."""
+    rates = pass_rates(rows, trees) if judged else pd.Series(dtype=float)
     out = []
     for target, part in rows.groupby("target", sort=False, observed=True):
         counts = part["kind"].astype(object).value_counts()
@@ -590,6 +593,7 @@ def doctor(data: Any, truth: Any = None, *, configuration: Any = None,
     found = detectors(rows, trees)
     suggestions = suggest(rows, confident=confident)
     return Doctor(values=rows, trees=trees, configuration=configuration, labelled=labelled,
-                  errors=_errors(rows, trees), detectors=found, suggestions=suggestions,
+                  errors=_errors(rows, trees, configuration is not None), detectors=found,
+                  suggestions=suggestions,
                   findings=_findings(rows, trees, found, suggestions, labelled,
                                      configuration))

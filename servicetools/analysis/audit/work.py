@@ -144,7 +144,7 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
     if isinstance(data, pd.DataFrame) and _WORK_MARK <= set(data.columns) and cells is None:
         return observed(data)  # already stacked (summaries call each other)
     parts = []
-    for frame in _value_frames(data, cells):
+    for number, frame in enumerate(_value_frames(data, cells)):
         is_cells = _is_cells(frame)
         n = len(frame)
         value = _column(frame, "value")
@@ -154,7 +154,11 @@ def work_frame(data: Any, cells: pd.DataFrame | None = None) -> pd.DataFrame:
             "target": target_labels(frame, "cell" if is_cells else "field"),
             **{name: _cat(frame, name) for name in _WORK_CATEGORIES},
             **{name: _column(frame, name).astype(frames.STRING).array for name in _WORK_IDS},
-            "value_id": _column(frame, "value_id").astype(object).to_numpy(),
+            # A frame made by hand may have no ids: each row gets one of its place, so
+            # that a value and its grade are one value (the doctor counted both).
+            "value_id": (_column(frame, "value_id").astype(object).to_numpy()
+                         if "value_id" in frame.columns else
+                         np.array([f"row-{number}-{i}" for i in range(n)], dtype=object)),
             "value_index": pd.to_numeric(_column(frame, "value_index"), errors="coerce")
             .astype("Int64").array,
             "row": pd.to_numeric(_column(frame, "row"), errors="coerce").astype("Int64").array,
