@@ -193,8 +193,10 @@ def _held(theirs: pd.DataFrame, mine: pd.DataFrame, work: pd.DataFrame) -> pd.Da
     """The truth's field rows of targets the data holds: a target is held for a
     document when the data has a value of it for some document of the same
     configuration (the service gives every field target a value, found or empty)."""
-    configuration = dict(zip(work["extraction_id"].astype(object),
-                             work["configuration_id"].astype(object).fillna(""), strict=False))
+    pairs = work[["extraction_id", "configuration_id"]].astype(object).drop_duplicates(
+        "extraction_id")  # one per document, not a dict entry per value
+    configuration = dict(zip(pairs["extraction_id"], pairs["configuration_id"].fillna(""),
+                             strict=True))
     held = pd.DataFrame({"_c": mine["extraction_id"].astype(object).map(configuration),
                          "target_name": mine["target_name"].astype(object)}).drop_duplicates()
     return theirs.assign(_c=theirs["extraction_id"].map(configuration)).merge(
