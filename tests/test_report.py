@@ -114,7 +114,7 @@ def test_a_threshold_that_cannot_meet_the_budget_is_explained(runs: Path) -> Non
 def test_bad_arguments_are_refused_before_any_work(runs: Path) -> None:
     with pytest.raises(ValueError, match="by must be one of"):
         report.build(runs / "receipts.jsonl", by="configuration")
-    with pytest.raises(ValueError, match="error_budget is a confidence between 0 and 1"):
+    with pytest.raises(ValueError, match="error_budget is a rate between 0 and 1"):
         report.build(runs / "receipts.jsonl", error_budget=2)
     with pytest.raises(ValueError, match="no batch given"):
         report.build([])

@@ -251,7 +251,7 @@ def automation_curve(data: Any, truth: Any = None, *, target: str = audit.ALL,
         result = audit.thresholds(data, truth, error_budget=0.01 if error_budget is None
                                   else error_budget, **grade_options)
     budget = result.error_budget if error_budget is None else error_budget
-    check_rate("error_budget", budget)
+    check_rate("error_budget", budget, "rate")
     check_target(target, result.recommended.index, audit.ALL)
     ax = _axes(ax, (5.0, 4.0))
     sweep = result.sweep.loc[(result.sweep["target"] == target)

@@ -113,7 +113,9 @@ def plan(data: Any, cells: pd.DataFrame | None = None, *, budget: int | float,
     """
     work = work_frame(data, cells)
     n = len(work)
-    if isinstance(budget, bool) or not isinstance(budget, int | float) or budget < 0:
+    if (isinstance(budget, bool) or not isinstance(budget, int | float) or budget < 0
+            or (isinstance(budget, float) and budget > 1 and not budget.is_integer())):
+        # 1.5 was read as one value: neither a count nor a share, so refused.
         raise ValueError(f"budget must be a number of values or a share in (0, 1], "
                          f"not {budget!r}")
     count = int(round(budget * n)) if isinstance(budget, float) and budget <= 1 else int(budget)
@@ -133,6 +135,11 @@ def plan(data: Any, cells: pd.DataFrame | None = None, *, budget: int | float,
     unknown = sorted(set(known) - set(out["target"].astype(str)))
     if unknown:
         raise ValueError(f"weights name targets the batch lacks: {', '.join(unknown)}")
+    odd = {t: w for t, w in known.items() if isinstance(w, bool) or not isinstance(
+        w, int | float) or not math.isfinite(w) or w < 0}
+    if odd:  # a negative or NaN weight sent a target's values out of order silently
+        raise ValueError(f"weights are costs of an error, numbers 0 or more: "
+                         f"{', '.join(f'{t}={w!r}' for t, w in odd.items())}")
     out["weight"] = out["target"].astype(str).map(known).fillna(1.0).astype(float)
     out["expected_errors"] = out["p_wrong"] * out["weight"]
     # Highest expected errors first; ties in batch order (a stable sort).
@@ -199,7 +206,7 @@ def to_reach(planned: pd.DataFrame, error_rate: float) -> pd.DataFrame:
     >>> int(reach.loc["Total", "n_review"]), float(reach.loc["Total", "expected_error_after"])
     (2, 0.015)
     """
-    check_rate("error_rate", error_rate)
+    check_rate("error_rate", error_rate, "rate")
     rows = []
     groups = [(str(t), g) for t, g in planned.groupby("target", sort=False, observed=True)]
     for name, group in [*groups, (ALL, planned)]:

@@ -245,7 +245,7 @@ def build(batches: Any, out_dir: str | os.PathLike[str] = "report", *, truth: An
     """
     if by not in BY:
         raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")
-    check_rate("error_budget", error_budget)
+    check_rate("error_budget", error_budget, "rate")
     if reference is not None and reference_truth is None:
         raise ValueError("a reference needs its truth (reference_truth): truth files or a "
                          "corrections ledger of the reference batches")

@@ -372,6 +372,20 @@ def test_only_the_targets_the_data_holds_are_graded() -> None:
     assert with_cells.loc[audit.ALL, "n"] == 6 and with_cells.loc[audit.ALL, "n_missed"] == 2
 
 
+def test_arguments_given_wrong_get_a_message_that_says_how() -> None:
+    fields = pd.DataFrame({"extraction_id": ["e1"], "document_name": ["a.pdf"],
+                           "target_name": ["Total"], "value": ["1.00"], "confidence": [0.9],
+                           "validation_passed": [True]})
+    truth = pd.DataFrame({"document": ["a.pdf"], "Total": ["1.00"]})
+    # A TypeError from a comparison, and pandas' KeyError 'nope', before.
+    with pytest.raises(ValueError, match="error_budget is a rate between 0 and 1, not '5%'"):
+        audit.thresholds(fields, truth, error_budget="5%")
+    with pytest.raises(ValueError, match=r"by='nope'.*Group by one of: .*target_name"):
+        audit.accuracy(fields, truth, by="nope")
+    with pytest.raises(ValueError, match=r"by='nope'.*Group by one of"):
+        audit.scorecard(fields, by="nope")
+
+
 def test_matching_documents_by_path_suffix() -> None:
     match = document_matcher(["invoices/inv-0001.pdf", "receipts/inv-0001.pdf",
                               "invoices/inv-0002.pdf"])

@@ -121,6 +121,14 @@ def test_weights_move_a_target_up_and_bad_arguments_are_refused() -> None:
         review.plan(fields, budget=5, audit=1.5)
     with pytest.raises(ValueError, match="lacks: Phone"):
         review.plan(fields, budget=5, weights={"Phone": 2.0})
+    # 1.5 is neither a count nor a share (it was read as one value); a negative or NaN
+    # weight sent a target's values out of order without a word.
+    with pytest.raises(ValueError, match="not 1.5"):
+        review.plan(fields, budget=1.5)
+    assert review.plan(fields, budget=2.0, audit=0)["review"].sum() == 2
+    for weight in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="numbers 0 or more: Vendor="):
+            review.plan(fields, budget=5, weights={"Vendor": weight})
 
 
 def test_to_reach_reviews_the_fewest_values_that_bring_the_rest_within_the_rate(

@@ -13,7 +13,7 @@ from typing import Any
 __all__ = ["check_rate", "check_target"]
 
 
-def check_rate(name: str, value: Any) -> None:
+def check_rate(name: str, value: Any, kind: str = "confidence") -> None:
     """Refuse a rate or confidence outside [0, 1] (``None`` passes: "not given").
 
     >>> check_rate("threshold", 80)
@@ -26,7 +26,7 @@ def check_rate(name: str, value: Any) -> None:
     if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
         hint = (f" (for {value:g} %, write {value / 100:g})"
                 if isinstance(value, int | float) and 1 < value <= 100 else "")
-        raise ValueError(f"{name} is a confidence between 0 and 1, not {value!r}{hint}")
+        raise ValueError(f"{name} is a {kind} between 0 and 1, not {value!r}{hint}")
 
 
 def check_target(target: str, known: Iterable[Any], everything: str) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .arguments import check_rate
 from .grading import as_graded, summary_groups, summary_index
 from .normalisation import DEFAULT_NORMALIZE, Normalize
 from .work import By
@@ -56,8 +57,7 @@ def thresholds(data: Any, truth: Any = None, *, error_budget: float = 0.01,
     confidence count in ``n`` but are never accepted. ``data`` is what `grade` takes
     (a `frames.Dataset` too), or a `grade` frame.
     """
-    if not 0 <= error_budget <= 1:
-        raise ValueError("error_budget is a rate between 0 and 1")
+    check_rate("error_budget", error_budget, "rate")
     graded = as_graded(data, truth, cells, normalize)
     graded = graded.loc[graded["correct"].notna()]
     all_conf = graded["confidence"].to_numpy(dtype=float)

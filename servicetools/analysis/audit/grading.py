@@ -19,7 +19,7 @@ from . import ground_truth
 from .matching import document_matcher, truth_documents
 from .normalisation import DEFAULT_NORMALIZE, Normalize, normalize_series
 from .sources import source
-from .work import By, categorical_names, group_keys, target_labels
+from .work import By, categorical_names, group_keys, known_keys, target_labels
 
 __all__ = [
     "ACCURACY_COLUMNS",
@@ -278,7 +278,7 @@ def as_graded(data: Any, truth: Any, cells: pd.DataFrame | None, normalize: Norm
 
 def summary_groups(graded: pd.DataFrame, by: By) -> list[tuple[Any, pd.DataFrame]]:
     """Each target's rows, then every row together as `ALL`."""
-    keys = group_keys(by)
+    keys = known_keys(graded, by, "this summary")
     out = [(k if len(keys) > 1 else k[0], g)
            for k, g in graded.groupby(keys, observed=True, sort=True)]
     out.append((ALL if len(keys) == 1 else (ALL,) * len(keys), graded))

@@ -25,7 +25,7 @@ import pyarrow as pa
 from ..frames.dataset import Dataset
 from . import graded_rows, grouped_dataset, grouped_frames
 from .grouped import ExtractionGroups, FailureGroups, ValueGroups
-from .work import By, group_keys, holds_cells, work_frame
+from .work import By, group_keys, holds_cells, known_keys, work_frame
 from .workview import VALUES
 
 if TYPE_CHECKING:
@@ -123,6 +123,9 @@ class FrameSource(Source):
 
     def graded_work(self, expected: pd.DataFrame) -> pd.DataFrame:
         return self.work
+
+    def keys(self, by: By, audit: str, *, names_only: bool = False) -> list[str]:
+        return known_keys(self.work, by, audit)
 
 
 class DatasetSource(Source):

@@ -24,6 +24,7 @@ __all__ = [
     "empty_summary",
     "group_keys",
     "holds_cells",
+    "known_keys",
     "target_labels",
     "work_frame",
 ]
@@ -210,6 +211,20 @@ def categorical_names(values: Any) -> pd.Categorical:
 
 def group_keys(by: By) -> list[str]:
     return [by] if isinstance(by, str) else list(by)
+
+
+def known_keys(frame: pd.DataFrame, by: By, audit: str) -> list[str]:
+    """``by`` as keys, each a column of ``frame``; else a ValueError naming the columns
+    to group by (pandas' own word was KeyError 'nope')."""
+    keys = group_keys(by)
+    unknown = [k for k in keys if k not in frame.columns]
+    if unknown or not keys:
+        names = [c for c in frame.columns if not str(c).startswith("_")
+                 and isinstance(frame[c].dtype, pd.CategoricalDtype)]
+        raise ValueError(f"by={by!r}: {audit} groups by columns of the values; "
+                         f"{', '.join(map(repr, unknown)) or 'none given'} not among them. "
+                         f"Group by one of: {', '.join(names)}")
+    return keys
 
 
 def empty_summary(columns: Sequence[str], by: By) -> pd.DataFrame:
