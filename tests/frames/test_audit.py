@@ -386,6 +386,28 @@ def test_arguments_given_wrong_get_a_message_that_says_how() -> None:
         audit.scorecard(fields, by="nope")
 
 
+def test_a_value_that_failed_without_a_list_of_messages_is_still_a_failure(
+        tmp_path: Path) -> None:
+    # A frame made by hand has no messages; one read back from a CSV holds them as text.
+    # Either way the failed value was not counted at all (failures came back empty).
+    by_hand = pd.DataFrame({"extraction_id": ["e1", "e2"], "target_name": ["Total"] * 2,
+                            "value": ["1.00", "abc"], "confidence": [0.9, 0.4],
+                            "validation_passed": [True, False]})
+    out = audit.failures(by_hand)
+    assert out.index.tolist() == [("Total", "(failed, no message)")]
+    assert out["n"].tolist() == [1] and out["examples"].tolist() == [("abc",)]
+    # As the frames give it (messages as a tuple, their condition beside), and the same
+    # frame written to a CSV and read back: one failure under one condition.
+    given = by_hand.assign(validation_messages=[(), ("`abc` is not an amount",)],
+                           condition=[None, "`{value}` is not an amount"])
+    path = tmp_path / "fields.csv"
+    given.to_csv(path, index=False)
+    for frame in (given, pd.read_csv(path)):
+        out = audit.failures(frame)
+        assert out.index.tolist() == [("Total", "`{value}` is not an amount")]
+        assert out["n"].tolist() == [1]
+
+
 def test_matching_documents_by_path_suffix() -> None:
     match = document_matcher(["invoices/inv-0001.pdf", "receipts/inv-0001.pdf",
                               "invoices/inv-0002.pdf"])

@@ -192,7 +192,7 @@ def failure_groups(work: pd.DataFrame, keys: Sequence[str], examples: int) -> Fa
                                 for key in keys})
     total_frame["n"] = totals.to_numpy(dtype=np.int64)
     at, _, conditions_ = failed_messages(work["passed"].eq(False).fillna(False).to_numpy(bool),
-                                         work["messages"], work["value"])
+                                         work["messages"], work["value"], work["condition"])
     exploded = work[list(dict.fromkeys(
         [*keys, "kind", "value", "extraction_id", "document_name"]))].iloc[at].reset_index(
         drop=True)

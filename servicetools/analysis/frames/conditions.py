@@ -8,10 +8,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PLACEHOLDER", "condition", "conditions", "failed_messages"]
+__all__ = ["NO_MESSAGE", "PLACEHOLDER", "condition", "conditions", "failed_messages"]
 
 #: The placeholder that stands for the quoted value in ``condition``.
 PLACEHOLDER = "`{value}`"
+#: The condition of a value that failed validation without saying why.
+NO_MESSAGE = "(failed, no message)"
 
 _QUOTED = re.compile(r"`[^`]*`")
 
@@ -46,28 +48,39 @@ def conditions(messages: tuple[str, ...], value: str | None) -> str:
     return "; ".join(condition(m, value) for m in messages)
 
 
-def failed_messages(failed: Any, messages: Any, values: Any
+def failed_messages(failed: Any, messages: Any, values: Any, own: Any = None
                     ) -> tuple[list[int], list[str], list[str]]:
     """The failed validations of values, one per distinct message of a value that failed:
     each one's row (position), message and `condition`. ``failed`` is a flag per value;
-    ``messages`` and ``values`` are sequences (or Series) as long.
+    ``messages``, ``values`` and ``own`` (the frame's own ``condition`` column, if any)
+    are sequences (or Series) as long.
 
-    A value failing two rule groups fails under both; a message given twice is one.
+    A value failing two rule groups fails under both; a message given twice is one. A
+    value that failed without a list of messages (a frame read back from a CSV holds
+    them as text; one made by hand may have none) fails once, message "", under its own
+    condition, else `NO_MESSAGE`: before, it was not counted at all.
 
     >>> failed_messages([True, False], [("`x` is odd", "`x` is odd"), ()], ["x", "y"])
     ([0], ['`x` is odd'], ['`{value}` is odd'])
+    >>> failed_messages([True], ["('`x` is odd',)"], ["x"], ["`{value}` is odd"])
+    ([0], [''], ['`{value}` is odd'])
     """
     at = np.flatnonzero(np.asarray(failed, dtype=bool)).tolist()  # a few of many values
+    owns = _take(own, at) if own is not None else [None] * len(at)
     rows, found, conditions_ = [], [], []
-    for row, listed, value in zip(at, _take(messages, at), _take(values, at), strict=True):
-        if isinstance(listed, str) or not isinstance(listed, Iterable):
-            continue
+    for row, listed, value, mine in zip(at, _take(messages, at), _take(values, at), owns,
+                                        strict=True):
         text = value if isinstance(value, str) else None
-        for message in dict.fromkeys(listed):
-            if isinstance(message, str):
-                rows.append(row)
-                found.append(message)
-                conditions_.append(condition(message, text))
+        said = ([m for m in dict.fromkeys(listed) if isinstance(m, str)]
+                if isinstance(listed, Iterable) and not isinstance(listed, str) else [])
+        for message in said:
+            rows.append(row)
+            found.append(message)
+            conditions_.append(condition(message, text))
+        if not said:
+            rows.append(row)
+            found.append("")
+            conditions_.append(mine if isinstance(mine, str) and mine else NO_MESSAGE)
     return rows, found, conditions_
 
 

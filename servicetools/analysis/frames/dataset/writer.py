@@ -198,7 +198,7 @@ def _failed_messages(values: pd.DataFrame, kind: str) -> pd.DataFrame:
     with the value's target and place."""
     rows, messages, conditions = failed_messages(
         values["validation_passed"].eq(False).fillna(False).to_numpy(bool),
-        values["validation_messages"], values["value"])
+        values["validation_messages"], values["value"], values.get("condition"))
     found = values.iloc[rows]
     out = pd.DataFrame({name: found[name].to_numpy(dtype=object) if name in found.columns
                         else None for name in FAILURE_COLUMNS if name not in (
