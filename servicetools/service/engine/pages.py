@@ -97,6 +97,7 @@ def _visible(data: bytes) -> bytes:
     import pypdfium2.raw as raw
 
     document = pdfium.PdfDocument(data)
+    changed = False
     try:
         for index in range(len(document)):
             page = document[index]
@@ -113,8 +114,11 @@ def _visible(data: bytes) -> bytes:
                                                   raw.FS_RECTF(0, height, width, 0)):
                     page.set_mediabox(0, 0, width, height)
                     page.set_cropbox(0, 0, width, height)
+                    changed = True
             finally:
                 page.close()
+        if not changed:  # a crop box larger than its page: nothing to cut, nothing to write
+            return data
         out = io.BytesIO()
         document.save(out)
         return out.getvalue()
