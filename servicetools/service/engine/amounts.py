@@ -132,14 +132,25 @@ def qualified(
     # One or two letters are OCR noise or a currency ("Total R 31.45").
     between = [w for w in between
                if w not in owned and not _CURRENCY_WORD.match(w) and len(w) > 2]
-    after = line.words[start:]
-    amounts = sum(bool(AMOUNT.fullmatch(w.text)) for w in after)
-    factor = _SUMMARY_FACTOR if amounts > 1 else 1.0
+    factor = _SUMMARY_FACTOR if _amounts_in_a_row(line.words[start:]) > 1 else 1.0
     if not between or any(_FINAL.match(w) for w in between):
         return factor
     if any(_LESSER.match(w) or _LESSER_STEM.search(w) for w in between):
         return factor * _LESSER_FACTOR
     return factor * _UNKNOWN_FACTOR
+
+
+def _amounts_in_a_row(words: list[Word]) -> int:
+    """How many amounts stand in a row from the first of `words`: a summary row's ("Total:
+    16.98 1.02"), not the next label's ("Total Gross Pay 2,916.67  Total Deductions 611.20"
+    is two labels, each with its amount)."""
+    count = 0
+    for word in words:
+        if AMOUNT.fullmatch(word.text):
+            count += 1
+        elif any(len(w) > 2 and not _CURRENCY_WORD.match(w) for w in _words(word.text)):
+            break  # a word: the next label begins
+    return count
 
 
 def _words(text: str) -> list[str]:

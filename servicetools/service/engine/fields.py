@@ -211,7 +211,8 @@ def _worded_aliases(target: dict[str, Any]) -> dict[str, str]:
     # The name and the label phrases the description's prose names, with the other ways
     # a number's label is printed and their translations.
     for phrase in (*phrases[:1], *understand(target).described):
-        for printed in (phrase, *_number_siblings(phrase), *translations(label_key(phrase))):
+        for printed in (phrase, *_number_siblings(phrase), *_name_siblings(phrase),
+                        *translations(label_key(phrase))):
             aliases.setdefault(label_key(printed), printed)
     return aliases
 
@@ -219,6 +220,21 @@ def _worded_aliases(target: dict[str, Any]) -> dict[str, str]:
 # The ways one number's label is printed: "Contract Number", "Contract No.", "Contract #",
 # "Contract Nr", "Contract ID", and "Contract" alone before its number.
 _NUMBER_SUFFIX = re.compile(r"^(.*?\w)\s*(?:number|no\.?|#|nr\.?|id|num\.?)$", re.IGNORECASE)
+
+
+# "Employee Name" is printed "Employee: Jane Doe", as "Patient", "Tenant" or "Company"
+# before theirs; "First Name" is no "First".
+_NAME_SUFFIX = re.compile(r"^(.*?\w)\s+name$", re.IGNORECASE)
+_NAME_QUALIFIERS = frozenset({"first", "last", "full", "given", "family", "middle", "legal",
+                              "trade", "trading", "display", "short", "sur", "nick", "user"})
+
+
+def _name_siblings(phrase: str) -> list[str]:
+    found = _NAME_SUFFIX.match(phrase.strip())
+    if not found or found.group(1).split()[-1].lower() in _NAME_QUALIFIERS:
+        return []
+    stem = found.group(1)
+    return [] if label_key(stem) in _TITLES else [stem]
 
 
 def _avoided_keys(target: dict[str, Any]) -> frozenset[str]:

@@ -66,7 +66,8 @@ _CUES: dict[str, tuple[str, ...]] = {
         "issuer", "issued by", "issuing", "seller", "sold by", "supplier", "vendor", "biller",
         "billed by", "merchant", "store", "shop", "retailer", "restaurant", "company",
         "business", "trader", "provider", "from", "payee", "sender", "who issued",
-        "that issued", "lieferant", "verkäufer", "rechnungssteller", "händler", "firma",
+        "that issued", "who issues", "that issues", "which issues", "lieferant", "verkäufer",
+        "rechnungssteller", "händler", "firma",
         "fournisseur", "vendeur", "émetteur", "leverancier", "verkoper", "proveedor",
         "vendedor", "emisor", "fornitore", "venditore", "emittente",
     ),
@@ -239,6 +240,8 @@ def _understand(name: str, description: str, example: str,
         shape = code_shape(example)
     stated = _stated(name, description, example) if not role and shape.pattern is None else ""
     labels = role_labels(role)
+    if role == PERIOD:
+        labels += _END_LABELS.get(end, ())  # "From 1 March 2024" over "To 31 March 2024"
     return Understood(role, shape, labels, owner, bool(_AT_TOP.search(description)), end,
                       _described(description), stated, _avoided(labels, description),
                       _subject(name) if end else ())
@@ -268,6 +271,12 @@ def _stated(name: str, description: str, example: str) -> str:
 _NUMBERS = (DOCUMENT_NUMBER, ORDER_NUMBER, TRANSACTION_NUMBER)
 _START = frozenset({"start", "from", "begin", "beginning", "first", "begins", "starts"})
 _END = frozenset({"end", "to", "until", "till", "through", "last", "ends", "expiry"})
+
+
+# The labels of one end of a period printed apart from the other. Not "Start Date" or
+# "End Date": a schedule heads its columns so, over every week's dates.
+_END_LABELS = {"start": ("From", "Begin", "Valid From", "Von"),
+               "end": ("To", "Until", "Through", "Valid Until", "Bis")}
 
 
 def _end(name: str) -> str:

@@ -1,0 +1,80 @@
+"""A user's own configuration on documents no development set holds (pay slips, bank
+statements): a line of two labels each with its amount, a person's name under the noun
+of the target's name, an issuer the description calls "the bank that issues the
+statement", and the two ends of a period printed on lines of their own. Each document is
+built here word by word."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from servicetools.service.engine.roles import ISSUER, understand
+
+from ..support.engine_documents import extract_all, placed
+
+
+def _field(target_id: str, name: str, description: str, example: str = "") -> dict[str, Any]:
+    return {"id": target_id, "type": "field", "name": name, "description": description,
+            "example": example, "validation_tree": None, "is_multiple": False,
+            "search_area": "all", "search_area_type": "all", "extraction_group_id": "g",
+            "creation_unix_timestamp": 0.0}
+
+
+def _values(document: Any, *targets: dict[str, Any]) -> dict[str, str]:
+    configuration = {"id": "c", "name": "mine", "extraction_targets": list(targets)}
+    return {key: target.values[0].text
+            for key, target in extract_all(document, configuration).items()}
+
+
+PAYSLIP = placed(
+    ("Northwind Traders Ltd", 0.05, 0.03), ("PAYSLIP", 0.70, 0.03),
+    ("Employee: Jane Q. Doe", 0.05, 0.10), ("Payment Date: 28 June 2024", 0.50, 0.10),
+    ("Basic Salary", 0.05, 0.20), ("2,916.67", 0.35, 0.20),
+    ("PAYE Tax", 0.50, 0.20), ("373.40", 0.80, 0.20),
+    ("Total Gross Pay", 0.05, 0.30), ("2,916.67", 0.35, 0.30),
+    ("Total Deductions", 0.50, 0.30), ("611.20", 0.80, 0.30),
+    ("Net Pay", 0.50, 0.36), ("2,305.47", 0.80, 0.36),
+)
+
+
+def test_two_labels_with_their_amounts_on_one_line_are_no_summary_row() -> None:
+    # "Total Deductions 611.20" after the gross pay's amount is the next label's value;
+    # the gross pay's amount is not one of a row of totals ("Total: 16.98 1.02"), and the
+    # total of the deductions is not the gross pay.
+    values = _values(PAYSLIP, _field("gross", "Gross Pay", "Total earnings before "
+                                     "deductions for this period.", "3250.00"),
+                     _field("net", "Net Pay", "What the employee receives after tax and "
+                            "deductions.", "2471.33"))
+    assert values == {"gross": "2,916.67", "net": "2,305.47"}
+
+
+def test_a_name_target_is_labelled_by_the_noun_of_its_name() -> None:
+    values = _values(PAYSLIP, _field("who", "Employee Name",
+                                     "The name of the employee who is paid.", "Jane Doe"))
+    assert values == {"who": "Jane Q. Doe"}
+    # "First Name" asks for a first name, which no "First" labels: nothing here is one.
+    document = placed(("First: 28 June 2024", 0.05, 0.03), ("Payslip", 0.05, 0.10))
+    assert _values(document, _field("first", "First Name", "Given name.")) == {"first": ""}
+
+
+def test_the_company_that_issues_a_document_is_its_issuer() -> None:
+    for tense in ("issues", "issued"):
+        bank = _field("bank", "Bank", f"The bank that {tense} the statement.")
+        assert understand(bank).role == ISSUER
+    statement = placed(("First National Bank", 0.05, 0.03), ("Statement of Account", 0.65, 0.03),
+                       ("Account Number: 1234567890", 0.05, 0.12))
+    assert _values(statement, _field("bank", "Bank", "The bank that issues the statement.")
+                   ) == {"bank": "First National Bank"}
+
+
+def test_the_ends_of_a_period_printed_on_lines_of_their_own() -> None:
+    statement = placed(("Albion Savings", 0.05, 0.03),
+                       ("From", 0.55, 0.10), ("1 March 2024", 0.65, 0.10),
+                       ("To", 0.55, 0.13), ("31 March 2024", 0.65, 0.13),
+                       ("Balance brought forward", 0.05, 0.20), ("1,204.88", 0.80, 0.20))
+    values = _values(statement,
+                     _field("start", "Statement Start", "First day covered by the statement.",
+                            "2024-05-01"),
+                     _field("end", "Statement End", "Last day covered by the statement.",
+                            "2024-05-31"))
+    assert values == {"start": "1 March 2024", "end": "31 March 2024"}
