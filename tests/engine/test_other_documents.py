@@ -78,3 +78,21 @@ def test_the_ends_of_a_period_printed_on_lines_of_their_own() -> None:
                      _field("end", "Statement End", "Last day covered by the statement.",
                             "2024-05-31"))
     assert values == {"start": "1 March 2024", "end": "31 March 2024"}
+
+
+def test_a_date_named_for_the_document_is_its_date_under_a_title_beside_the_letterhead() -> None:
+    # The title shares its line with the letterhead ("Globex Corporation   PURCHASE
+    # ORDER"); an order's "Order Date" is the date it prints, as its "PO Number" is its
+    # number. On an invoice, an "Order Date" is another event's: "Date:" does not
+    # label it, and the lone date is its only by shape, under 0.9.
+    order = placed(("Globex Corporation", 0.05, 0.03), ("PURCHASE ORDER", 0.65, 0.03),
+                   ("PO #: 4500012345", 0.65, 0.06), ("Date: March 1, 2024", 0.65, 0.09),
+                   ("Total 1,295.00", 0.65, 0.30))
+    asked = _field("date", "Order Date", "When the order was placed.", "2024-03-01")
+    configuration = {"id": "c", "name": "mine", "extraction_targets": [asked]}
+    (found,) = extract_all(order, configuration)["date"].values
+    assert (found.text, found.evidence.get("titled")) == ("March 1, 2024", 1.0)
+    invoice = placed(("Globex Corporation", 0.05, 0.03), ("INVOICE", 0.65, 0.03),
+                     ("Date: March 1, 2024", 0.65, 0.09), ("Total 1,295.00", 0.65, 0.30))
+    (found,) = extract_all(invoice, configuration)["date"].values
+    assert not found.evidence.get("titled") and found.confidence < 0.9

@@ -493,6 +493,8 @@ def extract_fields(
             result[target_id] = [recipient]
         elif _issue_date(target) and (dated := letter_date(lines) or title_date(lines)):
             result[target_id] = [dated]
+        elif (dated := _self_dated(lines, target, covered)) is not None:
+            result[target_id] = [dated]
         elif _document_number(target) and (
                 number := title_number(lines) or _self_numbered(lines, target, covered)):
             result[target_id] = [number]
@@ -1322,6 +1324,31 @@ def _self_numbered(lines: list[Line], target: dict[str, Any],
         return None
     best = max(candidates, key=lambda c: (c.quality, c.specificity, -c.line))
     # Read under a label the target's words did not name: as sure as a title's number.
+    return EngineValue(best.text, round(TITLED * best.ocr, 4), evidence={"titled": 1.0})
+
+
+_DATE_OF = re.compile(r"^(.*?)\s*date$", re.IGNORECASE)
+
+
+def _self_dated(lines: list[Line], target: dict[str, Any],
+                covered: set[tuple[int, int]]) -> EngineValue | None:
+    """The date a document titled "PURCHASE ORDER" prints under "Date:" for an "Order
+    Date" target: a date named for the document itself is its date, which an invoice's
+    "Order Date" (another event's) is not."""
+    named = _DATE_OF.match(str(target.get("name") or "").strip())
+    if not named or not named.group(1) or _shape(target).kind != "date" or understand(
+            target).role:
+        return None
+    noun = title_noun(lines)
+    if not noun or named.group(1).lower().split()[-1] != noun:
+        return None
+    stand_in = {**target, "name": "Date", "description": ""}
+    candidates = [c for label in find_labels(lines, [stand_in])
+                  if (c := _candidate(lines, label, covered, target)) is not None]
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda c: (c.quality, c.specificity, -c.line))
+    # Read under a label the target's words did not name: as sure as a title's date.
     return EngineValue(best.text, round(TITLED * best.ocr, 4), evidence={"titled": 1.0})
 
 

@@ -25,8 +25,9 @@ from .results import EngineValue
 from .vocabulary import block_headings
 
 __all__ = [
-    "Name", "address_below", "footer_name", "issuer_name", "misread_legal_forms",
-    "only_legal_form", "recipient_name", "street_line", "title_words_only",
+    "Name", "address_below", "footer_name", "issuer_name", "line_phrases",
+    "misread_legal_forms", "only_legal_form", "recipient_name", "street_line",
+    "title_words_only",
 ]
 
 # Legal forms of companies, as printed (compared without case).
@@ -155,7 +156,7 @@ class Name:
     lines: tuple[int, ...]
 
 
-def _segments(line: Line) -> list[list[Word]]:
+def line_phrases(line: Line) -> list[list[Word]]:
     """A line's phrases (split at wide gaps and at separators such as "•" and " - ")."""
     char = sum(w.x1 - w.x0 for w in line.words) / max(1, sum(len(w.text) for w in line.words))
     phrases: list[list[Word]] = [[]]
@@ -230,7 +231,7 @@ def issuer_name(
     legal_above = False
     for index in first:
         line = lines[index]
-        segments = _segments(line)
+        segments = line_phrases(line)
         for number, phrase in enumerate(segments):
             if any((index, line.words.index(w)) in covered for w in phrase):
                 continue
@@ -318,7 +319,7 @@ def footer_name(lines: list[Line]) -> Name | None:
                  if lines[i].page == line.page]
         if not _COMPANY_DETAILS.search(" ".join(b.text for b in block)):
             continue
-        for phrase in _segments(line):
+        for phrase in line_phrases(line):
             text = _TRAILING_NUMBER.sub("", " ".join(w.text for w in phrase)).strip(" ,;")
             if not (_LEGAL_FORM.search(text) or _GLUED_LEGAL_FORM.search(text)):
                 continue
@@ -351,7 +352,7 @@ def _heading_an_address(lines: list[Line], first: list[int], skip: set[int],
                              and lines[index - 1].y1 >= lines[index].y0 - 1.5 * body):
             continue  # a labelled line, or right under one ("Bill To:" over the customer)
         line = lines[index]
-        for phrase in _segments(line):
+        for phrase in line_phrases(line):
             if any((index, line.words.index(w)) in covered for w in phrase):
                 continue
             text = " ".join(w.text for w in phrase)
@@ -369,7 +370,7 @@ def _heading_an_address(lines: list[Line], first: list[int], skip: set[int],
                       if any(abs(w.x0 - phrase[0].x0) <= _COLUMN for w in lines[i].words)]
             if not under or len(starts) < 2:
                 continue
-            block = " ".join(" ".join(w.text for w in _segments(lines[i])[0])
+            block = " ".join(" ".join(w.text for w in line_phrases(lines[i])[0])
                              for i in starts)
             if not (_ADDRESS_WORDS.search(block) or _POSTCODE.search(block)):
                 continue
@@ -429,7 +430,7 @@ def recipient_name(lines: list[Line]) -> EngineValue | None:
         if not _is_sender_line(lines[index]):
             continue
         for following in range(index + 1, min(index + 1 + _RECIPIENT_REACH, len(lines))):
-            phrase = _segments(lines[following])[0]
+            phrase = line_phrases(lines[following])[0]
             text = _SALUTATION.sub("", " ".join(w.text for w in phrase)).strip()
             if ":" in text or _CONTACT.search(text):
                 continue  # "Debitorennummer: 63/..." or "www.kraxi.com" beside the window
@@ -446,7 +447,7 @@ def recipient_name(lines: list[Line]) -> EngineValue | None:
 
 def _is_sender_line(line: Line) -> bool:
     """A name, then its street and postcode, on one small line above the window."""
-    segments = _segments(line)
+    segments = line_phrases(line)
     if segments and any(":" in w.text for w in segments[0]):
         return False  # "Flight Dates: Wednesday, February 12, 2020": a labelled line
     if len(segments) >= 2 and _LEGAL_FORM.search(" ".join(w.text for w in segments[0])):

@@ -12,6 +12,7 @@ import re
 import statistics
 
 from .lines import Line
+from .names import line_phrases
 from .results import EngineValue
 from .shapes import DATE
 
@@ -141,10 +142,13 @@ def title_noun(lines: list[Line]) -> str:
     for line in lines[:_TOP_LINES]:
         if line.page != lines[0].page:
             break
-        match = _TITLE_LINE.match(line.text)
-        if match:
-            nouns = [w for w in re.findall(r"[^\W\d_]+", line.text.lower()) if w in _NOUNS]
-            if nouns:
-                return nouns[0]  # "Order Confirmation" numbers the order
+        # The title may share its line with the letterhead, set apart from it
+        # ("Globex Corporation        PURCHASE ORDER").
+        phrases = [" ".join(w.text for w in phrase) for phrase in line_phrases(line)]
+        for text in (line.text, *phrases):
+            if _TITLE_LINE.match(text):
+                nouns = [w for w in re.findall(r"[^\W\d_]+", text.lower()) if w in _NOUNS]
+                if nouns:
+                    return nouns[0]  # "Order Confirmation" numbers the order
     return ""
 
