@@ -9,7 +9,7 @@ DATA_DIR ?= var/service
 SERVICE_API_KEY ?= servicetools-dev-token
 
 .PHONY: demo test test-fast test-wheel e2e report-screenshot fuzz bench bench-accuracy bench-doctor bench-estimate bench-rename bench-ocr bench-sets bench-tables bench-ranker bench-reliability bench-audit-scale \
-	bench-limits bench-scale train serve lint clean
+	bench-limits bench-scale bench-columns train serve lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -74,6 +74,11 @@ bench-audit-scale: $(STAMP)
 	$(PY) bench/audit_scale.py
 
 # The largest accepted request of every limit, and the smallest refused (about 3 min).
+# Table columns named alone: generated invoices' line items with names only beside the
+# bundled header trees (a minute).
+bench-columns: $(STAMP)
+	$(PY) bench/column_names.py
+
 bench-limits: $(STAMP)
 	$(PY) bench/limits.py
 

@@ -1,16 +1,18 @@
 """A user's own configuration on documents no development set holds (pay slips, bank
-statements): a line of two labels each with its amount, a person's name under the noun
-of the target's name, an issuer the description calls "the bank that issues the
-statement", and the two ends of a period printed on lines of their own. Each document is
-built here word by word."""
+statements, orders, delivery notes): a line of two labels each with its amount, a
+person's name under the noun of the target's name, an issuer the description calls "the
+bank that issues the statement", the two ends of a period printed on lines of their own,
+an order's date, and table columns named alone whose headings print other words. Each
+document is built here word by word or drawn with reportlab."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from servicetools.service.engine import load_document
 from servicetools.service.engine.roles import ISSUER, understand
 
-from ..support.engine_documents import extract_all, placed
+from ..support.engine_documents import extract_all, placed, table_pdf, tables_of, target
 
 
 def _field(target_id: str, name: str, description: str, example: str = "") -> dict[str, Any]:
@@ -96,3 +98,48 @@ def test_a_date_named_for_the_document_is_its_date_under_a_title_beside_the_lett
                      ("Date: March 1, 2024", 0.65, 0.09), ("Total 1,295.00", 0.65, 0.30))
     (found,) = extract_all(invoice, configuration)["date"].values
     assert not found.evidence.get("titled") and found.confidence < 0.9
+
+
+ITEMS = [("Item", "Description", "Qty", "Unit Price", "Amount"),
+         ("1", "Steel brackets", "500", "1.50", "750.00"),
+         ("2", "Hex bolts", "1000", "0.50", "500.00")]
+
+
+def _grid(cells: list[Any]) -> list[list[str]]:
+    rows: dict[int, dict[int, str]] = {}
+    for cell in cells:
+        rows.setdefault(cell.row, {})[cell.column] = cell.text
+    return [[row.get(c, "") for c in range(max(row) + 1)] for _, row in sorted(rows.items())]
+
+
+def test_a_column_named_alone_finds_its_heading_in_other_words_and_languages() -> None:
+    # "Quantity" over "Qty", "Line Total" over "Amount", "Menge" and "Artikel" on a
+    # German page; a column printed under its own name ("Description") keeps it over a
+    # heading of the same meaning beside it ("Item").
+    document = load_document(table_pdf((700, ITEMS), columns=(60, 100, 300, 360, 460)),
+                             "application/pdf")
+    cells = tables_of(document, target("Description", "Quantity", "Unit Price",
+                                       "Line Total"))["t-table"]
+    assert _grid(cells) == [["Steel brackets", "500", "1.50", "750.00"],
+                            ["Hex bolts", "1000", "0.50", "500.00"]]
+    german = [("Artikel", "Menge", "Preis"), ("Schraube M8", "1000", "0,50"),
+              ("Mutter M8", "1000", "0,10")]
+    document = load_document(table_pdf((700, german)), "application/pdf")
+    cells = tables_of(document, target("Description", "Quantity", "Price"))["t-table"]
+    assert _grid(cells) == [["Schraube M8", "1000", "0,50"], ["Mutter M8", "1000", "0,10"]]
+
+
+def test_synonyms_leave_a_header_tree_and_the_schemas_other_names_alone() -> None:
+    # Asked for both "Amount" and "Total", each keeps its own heading.
+    both = [("Description", "Amount", "Total"), ("Bolts", "500.00", "595.00"),
+            ("Nuts", "100.00", "119.00")]
+    document = load_document(table_pdf((700, both)), "application/pdf")
+    cells = tables_of(document, target("Description", "Total", "Amount"))["t-table"]
+    assert _grid(cells) == [["Bolts", "595.00", "500.00"], ["Nuts", "119.00", "100.00"]]
+    # A column with a header tree matches what its tree says, not the vocabulary's words.
+    treed = target("Description", "Quantity")
+    treed["header_schema"][1]["header_matching_validation_tree"] = {
+        "name": "quantity", "rule_groups": [{"name": "h", "rules": [
+            {"type": "regex", "pattern": "(?i)^pieces$"}]}]}
+    document = load_document(table_pdf((700, [row[1:3] for row in ITEMS])), "application/pdf")
+    assert not tables_of(document, treed)["t-table"]

@@ -57,8 +57,12 @@ from .tables import (
     closes_items,
     header_share,
     heading_test,
+    own_names_first,
+    schema_synonyms,
+    untreed_names,
     without_leaders,
 )
+from .vocabulary import column_key
 
 __all__ = ["Candidate", "FEATURES", "Found", "Judged", "Proposal", "choose", "found_candidates",
            "found_tables", "headed_pages", "judged_cells", "load_scoring", "own_candidates",
@@ -446,21 +450,25 @@ _Tests = list[tuple[int, Callable[[str], bool]]]
 def _tests(schema: list[dict[str, Any]]) -> tuple[_Tests, int]:
     """Each column's test of a header cell, and how many columns can be found by one."""
     tests: _Tests = []
-    for column in schema:
+    synonyms = schema_synonyms(schema)
+    for index, column in enumerate(schema):
         name = compact(str(column.get("name", "")))
         by_name = partial(_named, name=name) if name else None
-        # With a header tree: the tree on the heading as printed, else the name.
-        test = heading_test(column, by_name) or by_name
+        # With a header tree: the tree on the heading as printed, else the name or a
+        # heading of the same meaning (a tree says which headings the user means).
+        test = heading_test(column, by_name) or (
+            partial(_named, name=name, synonyms=synonyms[index]) if name else None)
         if test is not None:
             tests.append((int(column.get("position", 0)), test))
     return tests, len(tests)
 
 
 @lru_cache(maxsize=1 << 16)
-def _named(text: str, name: str) -> bool:
+def _named(text: str, name: str, synonyms: frozenset[str] = frozenset()) -> bool:
     # Asked of every cell of every row against every column, the same texts again and
     # again (a row that may head a table, for each target): remembered.
-    return fuzz.ratio(compact(text), name) >= _NAME_MATCH
+    return fuzz.ratio(compact(text), name) >= _NAME_MATCH or (
+        bool(synonyms) and column_key(text) in synonyms)
 
 
 @dataclass(frozen=True)
@@ -478,17 +486,20 @@ class Judged:
 
 
 def _judge(found: Found, tests: _Tests, named: int, positions: list[int],
-           names: dict[int, str] | None = None) -> Judged | None:
+           names: dict[int, str] | None = None, untreed: dict[int, str] | None = None
+           ) -> Judged | None:
     """The found table as the target's, if a row near its top names enough columns."""
     best: Judged | None = None
     for header in range(min(_HEADER_ROWS, len(found.rows) - 1)):
-        options = []
+        options, texts = [], []
         for column in range(len(found.rows[header])):
             # A heading printed over several rows of a found table ("Accel/decel" /
             # "reduction and" / "smoothing"): its parts stacked, from any row above.
             stacks = {" ".join(found.rows[r][column] for r in range(top, header + 1)).strip()
                       for top in range(max(0, header + 1 - _STACKED), header + 1)}
             options.append([p for p, test in tests if any(test(t) for t in stacks if t)])
+            texts.append(sorted(stacks))
+        options = own_names_first(options, texts, untreed or {}, _named)
         chosen = assign(options)  # found column -> schema position
         share = len(chosen) / named if named else 0.0
         if len(chosen) < min(2, named) or share < _MIN_SHARE:
@@ -692,7 +703,8 @@ def _judged(document: Document, target: dict[str, Any], pages: list[int]
         tests, named = _tests(schema)
         positions = sorted(int(c.get("position", 0)) for c in schema)
         names = {int(c.get("position", 0)): compact(str(c.get("name", ""))) for c in schema}
-        memo[key] = [_judge(f, tests, named, positions, names) if schema else None
+        memo[key] = [_judge(f, tests, named, positions, names, untreed_names(schema, compact))
+                     if schema else None
                      for f in found_tables(document, pages)]
     return memo[key]
 

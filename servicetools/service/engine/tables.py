@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any
@@ -22,6 +22,7 @@ from .lines import Line
 from .page_model import Word
 from .results import EngineCell
 from .shapes import header_test, validates
+from .vocabulary import column_key, column_synonyms
 
 # A line that starts like this closes the line items: the totals follow. A total may
 # follow the count of items ("7 TOTAL 75.70" under "Qty Description Amount").
@@ -98,13 +99,34 @@ _Columns = list[tuple[int, Callable[[str], bool]]]  # schema position, header te
 
 def header_tests(schema: list[dict[str, Any]]) -> _Columns:
     """Each column's test of a header cell: its header tree on the heading as printed, or
-    a fuzzy match of its name (`heading_test`)."""
+    a fuzzy match of its name or a heading of the same meaning (`heading_test`,
+    `schema_synonyms`)."""
     columns: _Columns = []
-    for column in schema:
+    synonyms = schema_synonyms(schema)
+    for index, column in enumerate(schema):
         name = str(column.get("name", "")).lower()
-        by_name = partial(_fuzzy_name, name=name)
-        columns.append((int(column.get("position", 0)), heading_test(column, by_name) or by_name))
+        # A header tree says which headings the user means; the synonyms stand in for
+        # one where the user gave a name alone.
+        tree = heading_test(column, partial(_fuzzy_name, name=name))
+        columns.append((int(column.get("position", 0)),
+                        tree or partial(_fuzzy_name, name=name, synonyms=synonyms[index])))
     return columns
+
+
+def untreed_names(schema: list[dict[str, Any]], key: Callable[[str], str]) -> dict[int, str]:
+    """The names (as `key` gives them) of the schema's columns without a header tree, by
+    position: those whose synonyms count, and give way to a heading of the name itself
+    (`own_names_first`)."""
+    return {int(c.get("position", 0)): key(str(c.get("name", ""))) for c in schema
+            if not ((tree := c.get("header_matching_validation_tree")) and tree.get("rule_groups"))}
+
+
+def schema_synonyms(schema: list[dict[str, Any]]) -> list[frozenset[str]]:
+    """Per column of the schema, the headings that print its name in other words ("Qty",
+    "Menge" for "Quantity": `vocabulary.column_synonyms`), less the names of the schema's
+    other columns: with both "Amount" and "Total" asked for, each keeps its own."""
+    names = [column_key(str(column.get("name", ""))) for column in schema]
+    return [column_synonyms(name) - {n for n in names if n != name} for name in names]
 
 
 def heading_test(column: dict[str, Any], by_name: Callable[[str], bool] | None
@@ -168,8 +190,27 @@ def header_share(named: int, matched: int, headings: int) -> float:
     return 2 * matched / (named + max(headings, matched))
 
 
-def _fuzzy_name(text: str, name: str) -> bool:
-    return fuzz.ratio(text.lower(), name) >= 85
+def _fuzzy_name(text: str, name: str, synonyms: frozenset[str] = frozenset()) -> bool:
+    return fuzz.ratio(text.lower(), name) >= 85 or (
+        bool(synonyms) and column_key(text) in synonyms)
+
+
+def own_names_first(options: list[list[int]], headings: Sequence[Sequence[str]],
+                    names: dict[int, str], named: Callable[[str, str], bool]
+                    ) -> list[list[int]]:
+    """`options` (the schema positions each heading passes) with a column of `names`
+    printed under its own name ("Item  Description  Qty" for "Description") kept to that
+    heading, not to another its synonyms also pass ("Item"). `headings` gives each
+    heading's texts (a heading stacked over rows, in each of its forms); `named(text,
+    name)` says whether a text prints a name."""
+    def names_it(column: int, position: int) -> bool:
+        return column < len(headings) and any(named(text, names[position])
+                                              for text in headings[column] if text)
+
+    own = {p for column, found in enumerate(options) for p in found
+           if p in names and names_it(column, p)}
+    return [[p for p in found if p not in own or names_it(column, p)]
+            for column, found in enumerate(options)]
 
 
 def _matching_columns(text: str, columns: _Columns, memo: dict[str, list[int]]) -> list[int]:
@@ -233,7 +274,10 @@ def find_header(
         segment for group in phrases(line) for segment in _segments(group, columns, memo)
     ]
     groups = [words for words, _ in segments]
-    options = [found for _, found in segments]
+    names = untreed_names(schema, str.lower)
+    options = own_names_first([found for _, found in segments],
+                              [[" ".join(w.text for w in words)] for words in groups], names,
+                              _fuzzy_name)
     assigned = assign(options)
     if len(assigned) < min(2, len(schema)):
         return None

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["block_headings", "described_aliases", "role_labels", "translations"]
+__all__ = ["block_headings", "column_key", "column_synonyms", "described_aliases", "role_labels",
+           "translations"]
 
 _INVOICE_NUMBER = (
     "Rechnungsnummer", "Rechnungs-Nr", "Rechnung Nr", "Rechnungsnr", "Belegnummer",
@@ -147,6 +148,54 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "currency": ("Currency", "Währung", "Rechnungswährung", "Devise", "Valuta", "Moneda",
                  "Divisa", "Munteenheid"),
 }
+
+
+# A table's common columns, each as printed in English, German, French, Spanish, Italian
+# and Dutch: a user who names a column "Quantity" finds "Qty", "Menge" or "Qté" over it.
+_COLUMNS = (
+    ("Description", "Item", "Items", "Details", "Article", "Product", "Service", "Services",
+     "Designation",
+     "Artikel", "Bezeichnung", "Beschreibung", "Leistung", "Désignation", "Libellé",
+     "Descripción", "Concepto", "Descrizione", "Omschrijving"),
+    # A service invoice counts its hours where goods are counted.
+    ("Quantity", "Qty", "Quantities", "Units", "Pcs", "Hours", "Hrs", "Menge", "Anzahl",
+     "Stunden", "Quantité", "Qté",
+     "Cantidad", "Cant", "Quantità", "Qtà", "Aantal"),
+    ("Unit Price", "Price", "Rate", "Unit Cost", "Price per Unit", "Each", "Einzelpreis",
+     "Preis",
+     "Prix unitaire", "Prix", "Precio unitario", "Precio", "Prezzo unitario", "Prezzo",
+     "Prijs", "Stukprijs"),
+    ("Amount", "Total", "Line Total", "Sum", "Betrag", "Gesamtpreis", "Gesamt", "Montant",
+     "Importe", "Importo", "Bedrag", "Totaal"),
+    ("Date", "Datum", "Fecha", "Data"),
+    ("Unit", "UoM", "Einheit", "Unité", "Unidad", "Unità", "Eenheid"),
+    ("Tax", "VAT", "Tax Rate", "VAT Rate", "MwSt", "USt", "TVA", "IVA", "BTW"),
+    ("Balance", "Saldo", "Solde", "Kontostand"),
+    ("Discount", "Rabatt", "Remise", "Descuento", "Sconto", "Korting"),
+    ("Code", "SKU", "Item Code", "Article Number", "Part Number", "Artikelnummer", "Art.-Nr",
+     "Référence", "Código", "Codice"),
+)
+
+
+def column_key(text: str) -> str:
+    """A heading or a column's name compared: lower case, letters and digits only."""
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+@lru_cache(maxsize=1)
+def _column_groups() -> dict[str, frozenset[str]]:
+    groups: dict[str, frozenset[str]] = {}
+    for group in _COLUMNS:
+        keys = frozenset(column_key(name) for name in group)
+        for key in keys:
+            groups[key] = groups.get(key, frozenset()) | keys
+    return groups
+
+
+def column_synonyms(name: str) -> frozenset[str]:
+    """The keys (`column_key`) of the headings that print a column of this name in the
+    languages the engine reads; empty for a name the vocabulary does not hold."""
+    return _column_groups().get(column_key(name), frozenset())
 
 
 def role_labels(role: str) -> tuple[str, ...]:
