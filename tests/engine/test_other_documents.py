@@ -143,3 +143,27 @@ def test_synonyms_leave_a_header_tree_and_the_schemas_other_names_alone() -> Non
             {"type": "regex", "pattern": "(?i)^pieces$"}]}]}
     document = load_document(table_pdf((700, [row[1:3] for row in ITEMS])), "application/pdf")
     assert not tables_of(document, treed)["t-table"]
+
+
+def test_a_delivery_note_numbers_and_dates_itself_and_names_the_customers_order() -> None:
+    note = placed(("Schrauben Meyer KG", 0.05, 0.03), ("Lieferschein", 0.65, 0.03),
+                  ("Lieferschein-Nr.: DN-2024-0042", 0.65, 0.06),
+                  ("Ihre Bestellung: PO-7781", 0.65, 0.08), ("Datum: 02.05.2024", 0.65, 0.10),
+                  ("Initech GmbH", 0.05, 0.12), ("Hafenweg 9, 20457 Hamburg", 0.05, 0.14))
+    values = _values(note,
+                     _field("note", "Delivery Note Number", "The number of the delivery note.",
+                            "DN-2024-0042"),
+                     _field("order", "Order Number", "The customer's order number it delivers.",
+                            "PO-7781"),
+                     _field("date", "Delivery Date", "When the goods were delivered.",
+                            "2024-05-02"))
+    assert values == {"note": "DN-2024-0042", "order": "PO-7781", "date": "02.05.2024"}
+
+
+def test_a_hotels_guest_is_its_customer() -> None:
+    folio = placed(("Hôtel Beau Rivage", 0.05, 0.03), ("FACTURE", 0.65, 0.03),
+                   ("Client : M. John Smith", 0.05, 0.10), ("Total CHF 612,40", 0.55, 0.30))
+    (guest,) = extract_all(folio, {"id": "c", "name": "mine", "extraction_targets": [
+        _field("guest", "Guest", "The name of the hotel guest.")]})["guest"].values
+    # Under a label of the customer's role, not of the user's words: below 0.9.
+    assert (guest.text, guest.confidence < 0.9) == ("M. John Smith", True)

@@ -74,7 +74,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     CUSTOMER: (
         "customer", "buyer", "bill to", "billed to", "sold to", "invoice to", "invoiced to",
         "client", "recipient", "purchaser", "addressee", "consignee", "ship to", "payer",
-        "buys", "bought by", "pays for", "paying for", "advertiser", "sponsor",
+        "buys", "bought by", "pays for", "paying for", "advertiser", "sponsor", "guest",
         "kunde", "käufer", "empfänger", "acheteur", "destinataire", "klant", "koper",
         "comprador", "cliente", "acquirente", "destinatario",
     ),

@@ -129,6 +129,8 @@ _NOUNS = frozenset({
     "bestellung", "vertrag", "angebot", "facture", "commande", "contrat", "devis",
     "factuur", "bestelling", "offerte", "factura", "pedido", "contrato",
     "presupuesto", "fattura", "ordine", "contratto", "preventivo",
+    # A delivery note's: "Delivery Note", "Lieferschein", "Bon de livraison", "Pakbon".
+    "delivery", "lieferschein", "livraison", "albarán", "albaran", "pakbon", "bolla",
 })
 # Words that may stand before the noun in a title: "SALES ORDER", "Purchase Order",
 # "Broadcast Contract", "Order Confirmation".

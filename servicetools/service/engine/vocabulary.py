@@ -130,9 +130,12 @@ _ROLES: dict[str, tuple[str, ...]] = {
                         "Número de contrato", "Numero contratto"),
     "transaction_number": ("Receipt No", "Receipt #", "Receipt Number", "Trans",
                            "Transaction", *_RECEIPT_NUMBER),
+    # The customer's own reference for the order, on what answers it: "Your Order".
     "order_number": ("PO Number", "PO No", "PO #", "P.O. Number", "Purchase Order",
                      "Order No", "Order Number", "Bestellnummer", "Bestell-Nr",
-                     "N° de commande", "Bestelnummer", "Número de pedido", "Numero ordine"),
+                     "N° de commande", "Bestelnummer", "Número de pedido", "Numero ordine",
+                     "Your Order", "Your Order No", "Ihre Bestellung", "Votre commande",
+                     "Uw bestelling", "Su pedido", "Vostro ordine"),
     "issue_date": (*_INVOICE_DATE, "Purchase Date", "Transaction Date"),
     "due_date": ("Due Date", "Payment Due", "Due", "Pay By", *_DUE_DATE),
     "total": _TOTAL,
