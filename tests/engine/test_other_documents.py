@@ -167,3 +167,20 @@ def test_a_hotels_guest_is_its_customer() -> None:
         _field("guest", "Guest", "The name of the hotel guest.")]})["guest"].values
     # Under a label of the customer's role, not of the user's words: below 0.9.
     assert (guest.text, guest.confidence < 0.9) == ("M. John Smith", True)
+
+
+def test_an_amount_under_the_roles_label_said_of_something_else_stays_under_0_9() -> None:
+    # "Total Charges" is a total, but of the charges: for a "Balance Due" (printed here
+    # as "Patient Balance Due", a label no target names) it is a guess, not a reading.
+    bill = placed(("Riverside Family Clinic", 0.05, 0.03),
+                  ("Total Charges", 0.50, 0.20), ("275.00", 0.80, 0.20),
+                  ("Patient Balance Due", 0.50, 0.25), ("$85.00", 0.80, 0.25))
+    configuration = {"id": "c", "name": "mine", "extraction_targets": [
+        _field("due", "Balance Due", "What the patient still owes.", "85.00")]}
+    (value,) = extract_all(bill, configuration)["due"].values
+    assert value.evidence.get("other_words") == 1.0 and value.confidence < 0.9
+    # Under its own words the amount is read surely.
+    bill = placed(("Riverside Family Clinic", 0.05, 0.03), ("Balance Due", 0.50, 0.25),
+                  ("$85.00", 0.80, 0.25))
+    (value,) = extract_all(bill, configuration)["due"].values
+    assert value.text == "$85.00" and value.confidence >= 0.9

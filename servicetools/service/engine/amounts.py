@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import NamedTuple
 
 from ...wire.values import parse_amount
 from .lines import Line
@@ -19,7 +20,7 @@ from .page_model import Word
 from .results import EngineValue
 from .shapes import AMOUNT, Shape
 
-__all__ = ["ROUNDED", "after_rounding", "qualified", "rounded"]
+__all__ = ["ROUNDED", "Qualified", "after_rounding", "qualified", "rounded"]
 
 # Words between an amount's label and its value that make it a lesser amount than the
 # label says ("Total Excl. of GST", "Total Qty", "Rechnungssumme ohne USt"), or the
@@ -99,9 +100,18 @@ def after_rounding(lines: list[Line], index: int) -> bool:
     return any(_ROUNDING.search(line.text) for line in above)
 
 
+class Qualified(NamedTuple):
+    """How much the words around an amount's label leave the amount the target's
+    (`factor`), and whether words neither the target's nor known qualify it (`unknown`:
+    "Total Charges" for a target called "Balance Due")."""
+
+    factor: float
+    unknown: bool = False
+
+
 def qualified(
     line: Line, label: tuple[int, int], first: Word, own: list[str], tax: bool = False
-) -> float:
+) -> Qualified:
     """How much the words around an amount's label leave the amount the target's.
 
     `label` is the label's span of word indexes on the line, `first` the value's first
@@ -124,7 +134,7 @@ def qualified(
               for w in _words(word.text)]
     around = named + between + before
     if tax and any(map(_INCLUSIVE.match, around)) and any(map(_TOTAL_WORD.match, around)):
-        return _LESSER_FACTOR
+        return Qualified(_LESSER_FACTOR)
     if any(_FINAL.match(w) for w in named):
         between = []
     # "Paid Amount", "Sub Total": the words just before the label qualify it too.
@@ -134,10 +144,10 @@ def qualified(
                if w not in owned and not _CURRENCY_WORD.match(w) and len(w) > 2]
     factor = _SUMMARY_FACTOR if _amounts_in_a_row(line.words[start:]) > 1 else 1.0
     if not between or any(_FINAL.match(w) for w in between):
-        return factor
+        return Qualified(factor)
     if any(_LESSER.match(w) or _LESSER_STEM.search(w) for w in between):
-        return factor * _LESSER_FACTOR
-    return factor * _UNKNOWN_FACTOR
+        return Qualified(factor * _LESSER_FACTOR)
+    return Qualified(factor * _UNKNOWN_FACTOR, unknown=True)
 
 
 def _amounts_in_a_row(words: list[Word]) -> int:

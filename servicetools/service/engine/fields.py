@@ -147,6 +147,7 @@ class Candidate:
     goes_on: bool = False  # its label runs on into a longer one before the colon
     run_on: bool = False  # words alone, going on the label's own phrase (`_runs_on`)
     avoided: bool = False  # under a label naming what the target's words say it is not
+    other_words: bool = False  # under the role's label qualified by words neither knows
 
     @property
     def quality(self) -> float:
@@ -680,9 +681,14 @@ def _candidate(
     # factor it left the real sets' leave-one-set-out calibration as it was.
     goes_on = shape.kind != "amount" and line == label.line and _label_goes_on(
         lines[line], label, words[-1])
+    other_words = False
     if shape.kind == "amount" and line == label.line:
-        placement *= qualified(lines[line], (label.start, label.end), words[0],
-                               own_aliases(target), _role(target) == TAX)
+        found = qualified(lines[line], (label.start, label.end), words[0],
+                          own_aliases(target), _role(target) == TAX)
+        placement *= found.factor
+        # "Total Charges 275.00" for a "Balance Due": the role's label, said of something
+        # the target's words do not name.
+        other_words = found.unknown and label.translated
         if after_rounding(lines, line):
             placement *= ROUNDED
     # "Invoice #:SI-72004": OCR glued the label's end to the value.
@@ -765,6 +771,7 @@ def _candidate(
         goes_on=goes_on,
         avoided=avoided,
         run_on=line == label.line and _runs_on(lines[line], label, words, text),
+        other_words=other_words,
     )
 
 
@@ -1122,7 +1129,7 @@ def _evidence(candidate: Candidate, rivals: int) -> dict[str, float]:
             "rivals": float(min(rivals, 3)), "invalid": float(candidate.valid is False),
             "fuzzy_label": float(candidate.label_score < 1.0),
             "party_by_role": float(candidate.by_role), "avoided": float(candidate.avoided),
-            "run_on": float(candidate.run_on)}
+            "run_on": float(candidate.run_on), "other_words": float(candidate.other_words)}
 
 
 def _confidence(candidate: Candidate, rivals: list[Candidate]) -> float:
