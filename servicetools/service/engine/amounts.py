@@ -137,17 +137,23 @@ def qualified(
         return Qualified(_LESSER_FACTOR)
     if any(_FINAL.match(w) for w in named):
         between = []
+
+    def meaningful(words: list[str]) -> list[str]:
+        # One or two letters are OCR noise or a currency ("Total R 31.45").
+        return [w for w in words
+                if w not in owned and not _CURRENCY_WORD.match(w) and len(w) > 2]
+
+    inner = meaningful(between)
     # "Paid Amount", "Sub Total": the words just before the label qualify it too.
-    between += before
-    # One or two letters are OCR noise or a currency ("Total R 31.45").
-    between = [w for w in between
-               if w not in owned and not _CURRENCY_WORD.match(w) and len(w) > 2]
+    between = meaningful(between + before)
     factor = _SUMMARY_FACTOR if _amounts_in_a_row(line.words[start:]) > 1 else 1.0
     if not between or any(_FINAL.match(w) for w in between):
         return Qualified(factor)
     if any(_LESSER.match(w) or _LESSER_STEM.search(w) for w in between):
         return Qualified(factor * _LESSER_FACTOR)
-    return Qualified(factor * _UNKNOWN_FACTOR, unknown=True)
+    # Unknown words between the label and its amount say what it is a total of ("Total
+    # Charges 275.00"); before the label they may be another column's ("30 Days  Total").
+    return Qualified(factor * _UNKNOWN_FACTOR, unknown=bool(inner))
 
 
 def _amounts_in_a_row(words: list[Word]) -> int:
