@@ -20,7 +20,7 @@ from .page_model import Word
 from .results import EngineValue
 from .shapes import AMOUNT, Shape
 
-__all__ = ["ROUNDED", "Qualified", "after_rounding", "qualified", "rounded"]
+__all__ = ["Qualified", "ROUNDED", "after_rounding", "qualified", "rounded"]
 
 # Words between an amount's label and its value that make it a lesser amount than the
 # label says ("Total Excl. of GST", "Total Qty", "Rechnungssumme ohne USt"), or the
