@@ -45,6 +45,7 @@ from .names import (
     address_below,
     footer_name,
     issuer_name,
+    line_phrases,
     only_legal_form,
     recipient_name,
     street_line,
@@ -386,6 +387,9 @@ def _phrase_starts(line: Line) -> set[int]:
         if i == 0 or word.x0 - line.words[i - 1].x1 > _PHRASE_GAP * char
         # "Rechnungsnummer / Datum": two labels over "94165608 / 30.08.2018".
         or (i >= 2 and line.words[i - 1].text == "/")
+        # "zzgl. 19% MwSt.", "plus 20 % VAT": the tax's label after the rate opening the
+        # line (not a table row's "10,00 19 % UST (S) -1,00").
+        or (1 <= i <= 3 and line.words[i - 1].text.endswith("%"))
     }
 
 
@@ -662,7 +666,8 @@ def _candidate(
             if shape.kind == "amount":
                 words, line = _column_sum(lines, label, covered, words, line, shape)
     if shape.pattern is None and (_wants_top(target) or _wants_recipient(target)) and (
-            not words or (line != label.line and _opens_with_label(lines[line]))):
+            not words or (line != label.line and _opens_with_label(
+                _phrase_from(lines[line], words[0])))):
         # "Verkäufer" heading a block of "Nummer: 549910", "Globale ID: 123", "Name:
         # ELEKTRON GmbH": the name is the block's line labelled as one, not the first.
         words, line = _named_below(lines, label)
@@ -718,11 +723,10 @@ def _candidate(
         # registration number in parentheses after a name is no part of it.
         text = _CODE_NOTE.sub("", text).strip() or text
     if wants_name and _identifier(text):
-        # "GLN 4304171000002" over the buyer's name, "N° de client : REFCLI0215": a
+        # "GLN 4304171000002" over the buyer's name, "Prepared for:   Quote # Q-5531": a
         # number is no name. Under the label, the name may follow on the next line.
-        if line == label.line:
-            return None
-        words, line = _below(lines, label, covered, _BELOW_REACH, skip=line - label.line)
+        words, line = _below(lines, label, covered, _BELOW_REACH,
+                             skip=max(0, line - label.line))
         text = " ".join(w.text for w in words)
         if not text or _identifier(text) or label_key(text) in block_headings():
             return None
@@ -1019,10 +1023,24 @@ def _column_heading(words: list[Word]) -> bool:
         t[0].isupper() or t in ("#", "/", "&") for t in texts)
 
 
-def _opens_with_label(line: Line) -> bool:
-    """A line of "Label: value" ("Nummer: 549910", "Globale ID : 0088"): a word ending in
-    a colon, or a lone colon, among its first three words."""
-    return any(w.text.endswith(":") or w.text.startswith(":") for w in line.words[:3])
+def _phrase_from(line: Line, first: Word) -> list[Word]:
+    """The words of the line's phrase that holds `first`, from `first` on, with a colon
+    set apart after it ("Nummer   : 549910")."""
+    phrases = line_phrases(line)
+    for at, phrase in enumerate(phrases):
+        if any(w is first for w in phrase):
+            words = phrase[next(i for i, w in enumerate(phrase) if w is first):]
+            if at + 1 < len(phrases) and phrases[at + 1][0].text.startswith(":"):
+                words = words + phrases[at + 1]
+            return words
+    return [first]
+
+
+def _opens_with_label(words: list[Word]) -> bool:
+    """A phrase of "Label: value" ("Nummer: 549910", "Globale ID : 0088"): a word ending
+    in a colon, or a lone colon, among its first three words. Only the value's own phrase
+    counts: "Fecha:" in the column before, or "Date:" in the one after, label other values."""
+    return any(w.text.endswith(":") or w.text.startswith(":") for w in words[:3])
 
 
 def _named_below(lines: list[Line], label: Label) -> tuple[list[Word], int]:
@@ -1038,7 +1056,7 @@ def _named_below(lines: list[Line], label: Label) -> tuple[list[Word], int]:
         first = line.words[0]
         if _NAME_WORD.fullmatch(first.text) and first.text.endswith(":") and len(line.words) > 1:
             return line.words[1:], index
-        if not _opens_with_label(line) and not any(":" == w.text for w in line.words):
+        if not _opens_with_label(line.words) and not any(":" == w.text for w in line.words):
             return line.words, index  # the block's first line that is not a "Label: value"
     return [], label.line
 

@@ -104,6 +104,18 @@ def _holds_block_heading(text: str) -> bool:
 
 
 _KEY = re.compile(r"[\W_]+")
+# The one block heading over the issuer's own name: who is paid.
+_ISSUER_BLOCKS = frozenset({"remitto"})
+
+
+def _under_heading(above: Line, phrase: list[Word]) -> bool:
+    """Whether a phrase stands under the heading of another party's address block ("Bill
+    To", "Ship To", "Spett.le"), set over it on the line above."""
+    headings = block_headings() - _ISSUER_BLOCKS
+    return any(_KEY.sub("", " ".join(w.text for w in heading).lower()) in headings
+               and heading[0].x0 < phrase[-1].x1 and phrase[0].x0 < heading[-1].x1
+               for heading in line_phrases(above))
+
 # Words of an address line (street kinds, boxes, units) in the supported languages.
 _ADDRESS_WORDS = re.compile(
     r"(?<![A-Za-z])(?:street|st\.|road|rd\.?|avenue|ave\.?|boulevard|blvd|lane|drive|dr\.|"
@@ -115,7 +127,10 @@ _ADDRESS_WORDS = re.compile(
     r"|[a-zäöü]{3,}(?:stra(?:ss|ß)e|str\.|weg|platz|allee|gasse)(?![A-Za-z])",
     re.IGNORECASE,
 )
-_POSTCODE = re.compile(r"(?<!\d)(?:\d{4,6}|[A-Z]{1,2}\d{1,2}[A-Z]?\s\d[A-Z]{2})(?!\d)")
+# Not a part of a date or a code: "2024-0311", "05/06/2024", "31.05.2024" hold no postcode
+# ("D-80333" does).
+_POSTCODE = re.compile(r"(?<!\d)(?<!\d[-/.])(?:\d{4,6}|[A-Z]{1,2}\d{1,2}[A-Z]?\s\d[A-Z]{2})"
+                       r"(?!\d)(?![-/.]\d)")
 # Lines that end an address block: contact and registration details, titles, dates.
 _NOT_ADDRESS = re.compile(
     r"(?<![A-Za-z])(?:tel|telephone|phone|fax|telefax|hp|mobile|e-?mail|www|http|gst|vat|"
@@ -133,6 +148,7 @@ _REGISTRATION = re.compile(r"^\(?\s*(?:co\.?\s*)?[A-Z0-9]{3,}[- ]?[A-Z]?\s*\)?\.
 # A registration number printed after the name: "GARDENIA BAKERIES (KL) SDN BHD (139386X)".
 _TRAILING_NUMBER = re.compile(r"\s*\(\s*[\w-]*\d[\w -]*\)\s*$")  # "(81109-A)", "(139386 X)"
 _SEPARATORS = re.compile(r"\s+[•·|–—-]\s+|\s*[•·|]\s*")
+_GLUED_SEPARATORS = "•·|"
 _TOP_LINES = 12
 _RECIPIENT = 0.6
 _RECIPIENT_REACH = 3  # lines under the sender line where the addressee's name may start
@@ -157,15 +173,21 @@ class Name:
 
 
 def line_phrases(line: Line) -> list[list[Word]]:
-    """A line's phrases (split at wide gaps and at separators such as "•" and " - ")."""
+    """A line's phrases (split at wide gaps and at separators such as "•" and " - "; in
+    OCR'd text also at a lone "." between words and after a word a "·" is glued to, as
+    "Vogel GmbH· Ringstraße 4 . 50667 Köln" reads a sender line)."""
     char = sum(w.x1 - w.x0 for w in line.words) / max(1, sum(len(w.text) for w in line.words))
     phrases: list[list[Word]] = [[]]
     for index, word in enumerate(line.words):
         gap = word.x0 - line.words[index - 1].x1 if index else 0.0
-        if phrases[-1] and (gap > 4 * char or _SEPARATORS.fullmatch(" " + word.text + " ")):
+        separator = _SEPARATORS.fullmatch(" " + word.text + " ") or (
+            word.text == "." and 0 < index < len(line.words) - 1)
+        if phrases[-1] and (gap > 4 * char or separator):
             phrases.append([])
-        if not _SEPARATORS.fullmatch(" " + word.text + " "):
+        if not separator:
             phrases[-1].append(word)
+            if len(word.text) > 1 and word.text[-1] in _GLUED_SEPARATORS:
+                phrases.append([])  # OCR glued the separator to the word: "GmbH·"
     return [p for p in phrases if p]
 
 
@@ -252,6 +274,8 @@ def issuer_name(
                 continue  # "Owned By:" / "SANYU SUPPLY SDN BHD": the owner, not the shop
             if index in addressee:
                 continue  # the addressee in the window under the sender line
+            if index > 0 and _under_heading(lines[index - 1], phrase):
+                continue  # "Spett.le" over "Rossi Costruzioni S.r.l.": the customer's block
             if score > 0 and sender:
                 # "Lieferant GmbH · Lieferantenstraße 20 · 80333 München": the sender
                 # line above the recipient's address names the issuer first.
@@ -273,7 +297,8 @@ def issuer_name(
         # "POPULAR BOOK" / "CO. (M) SDN BHD": the best line only ends the name.
         words = lines[index - 1].words + words
         used.insert(0, index - 1)
-    text = _TRAILING_NUMBER.sub("", " ".join(w.text for w in words)).strip()
+    text = _TRAILING_NUMBER.sub("", " ".join(w.text for w in words)).strip(
+        " " + _GLUED_SEPARATORS)
     ocr = statistics.fmean(w.confidence for w in words)
     if ocr < 1.0:  # text-layer words are 1.0 and spelled as printed
         text = misread_legal_forms(text)
@@ -448,14 +473,16 @@ def recipient_name(lines: list[Line]) -> EngineValue | None:
 def _is_sender_line(line: Line) -> bool:
     """A name, then its street and postcode, on one small line above the window."""
     segments = line_phrases(line)
-    if segments and any(":" in w.text for w in segments[0]):
+    if not segments or any(":" in w.text for w in segments[0]):
         return False  # "Flight Dates: Wednesday, February 12, 2020": a labelled line
     if len(segments) >= 2 and _LEGAL_FORM.search(" ".join(w.text for w in segments[0])):
         return _sender_line(segments[1:])
     if len(segments) >= 3 and not any(c.isdigit() for w in segments[0] for c in w.text):
         # "weclapp.com | Somestreet 42 | 08155 Some city": name, street, town apart
         return _sender_line(segments[1:])
-    parts = [p.strip() for p in line.text.split(",")]
+    # The first phrase alone: "Lee Dental, 45 Pine St, Boulder" beside "Valid until:
+    # 2024-07-31" is an addressee's line, no sender's.
+    parts = [p.strip() for p in " ".join(w.text for w in segments[0]).split(",")]
     return len(parts) >= 3 and bool(_POSTCODE.search(parts[-1])) and not any(
         c.isdigit() for c in parts[0])
 

@@ -67,7 +67,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         "billed by", "merchant", "store", "shop", "retailer", "restaurant", "company",
         "business", "trader", "provider", "from", "payee", "sender", "who issued",
         "that issued", "who issues", "that issues", "which issues", "lieferant", "verkäufer",
-        "rechnungssteller", "händler", "firma",
+        "rechnungssteller", "händler", "firma", "contractor", "insurer", "insurance company",
         "fournisseur", "vendeur", "émetteur", "leverancier", "verkoper", "proveedor",
         "vendedor", "emisor", "fornitore", "venditore", "emittente",
     ),
@@ -75,6 +75,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         "customer", "buyer", "bill to", "billed to", "sold to", "invoice to", "invoiced to",
         "client", "recipient", "purchaser", "addressee", "consignee", "ship to", "payer",
         "buys", "bought by", "pays for", "paying for", "advertiser", "sponsor", "guest",
+        "policyholder", "policy holder", "insured", "prepared for",
         "kunde", "käufer", "empfänger", "acheteur", "destinataire", "klant", "koper",
         "comprador", "cliente", "acquirente", "destinatario",
     ),
@@ -89,7 +90,8 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     DOCUMENT_NUMBER: (
         "invoice number", "invoice no", "invoice #", "invoice id", "invoice nr", "inv no",
-        "bill number", "bill no", "document number", "document no", "number", "no", "no.",
+        "bill number", "bill no", "document number", "document no", "note number", "note no",
+        "number", "no", "no.",
         "#", "nr", "id", "reference", "ref", "rechnungsnummer", "numéro", "nummer",
         "número", "numero",
     ),
@@ -275,8 +277,10 @@ _END = frozenset({"end", "to", "until", "till", "through", "last", "ends", "expi
 
 # The labels of one end of a period printed apart from the other. Not "Start Date" or
 # "End Date": a schedule heads its columns so, over every week's dates.
-_END_LABELS = {"start": ("From", "Begin", "Valid From", "Von"),
-               "end": ("To", "Until", "Through", "Valid Until", "Bis")}
+_END_LABELS = {"start": ("From", "Begin", "Valid From", "Von", "Effective", "Effective From",
+                         "Commencement", "Commencement Date"),
+               "end": ("To", "Until", "Through", "Valid Until", "Bis", "Expiry", "Expiry Date",
+                       "Date of Expiry", "Expiration", "Expiration Date", "Expires")}
 
 
 def _end(name: str) -> str:

@@ -43,9 +43,12 @@ def letter_head(lines: list[Line]) -> list[Line]:
 # "Rechnung Nr. 4711 11. März 2014", "Gutschrift (Selbst ausgestellte Rechnung) (389)
 # Nr. 47110818" (the title word may close a parenthesis). A credit note numbers and dates
 # itself alike: "Gutschrift", "Credit Note", "Avoir AV-2017-0005", "Creditnota", "Nota di
-# credito", "Nota de crédito" ("avoir" only as a word: not "pouvoir").
-_TITLE_WORD = (r"(?:\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura|gutschrift)\w*\b"
-               r"|\b(?:credit\s?note|avoir|creditnota|nota\s+d[ie]\s+cr[eé]dito)\b)\)?")
+# credito", "Nota de crédito" ("avoir" only as a word: not "pouvoir"). So does an offer:
+# "Angebot Nr. 2024-117", "Quotation No. Q-12", "Devis n° D-88", "Preventivo n. 5/2024".
+_TITLE_WORD = (r"(?:\b\w*(?:rechnung|facture|invoice|factuur|fattura|factura|gutschrift"
+               r"|angebot)\w*\b"
+               r"|\b(?:credit\s?note|avoir|creditnota|nota\s+d[ie]\s+cr[eé]dito"
+               r"|quote|quotation|estimate|devis|offerte|offerta|presupuesto|preventivo)\b)\)?")
 _TITLE_DATE = re.compile(
     rf"{_TITLE_WORD}.*?\b(?:vom|von|du|dated|del|van|of|le|from)\s+({DATE.pattern})"
     # The title, its number, and the date ending the line: "Beitragsrechnung zur

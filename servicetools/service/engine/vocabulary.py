@@ -42,6 +42,7 @@ _INVOICE_DATE = (
 _DUE_DATE = (
     "Fälligkeitsdatum", "Fällig am", "Zahlbar bis", "Date d'échéance", "Échéance",
     "Vervaldatum", "Fecha de vencimiento", "Vencimiento", "Data di scadenza", "Scadenza",
+    "Scadenza pagamento", "Data scadenza",
 )
 _TOTAL = (
     "Gesamtbetrag", "Gesamtsumme", "Rechnungsbetrag", "Endbetrag", "Bruttobetrag",
@@ -79,7 +80,7 @@ _VENDOR = (
 )
 _CUSTOMER = (
     "Kunde", "Rechnungsempfänger", "Empfänger", "Client", "Facturé à", "Destinataire",
-    "Klant", "Cliente", "Facturar a", "Destinatario",
+    "Klant", "Cliente", "Facturar a", "Destinatario", "Spett.le", "Spettabile", "Aan",
 )
 # Headings of the address blocks beside the buyer's and seller's: never a name's value.
 _BLOCK_HEADINGS = (
@@ -87,6 +88,8 @@ _BLOCK_HEADINGS = (
     "Bill To", "Billed To", "Invoice To", "Lieferadresse", "Lieferanschrift", "Warenempfänger",
     "Rechnungsadresse", "Rechnungsempfänger", "Adresse de livraison", "Livré à", "Facturé à",
     "Afleveradres", "Factuuradres", "Dirección de envío", "Indirizzo di spedizione",
+    # Who a quote or an Italian letter is made out to: "Prepared for", "Spett.le".
+    "Prepared For", "Spett.le", "Spettabile",
 )
 _ADDRESS = ("Adresse", "Anschrift", "Adres", "Dirección", "Indirizzo")
 # The delivery's date: a field of its own (roles.OTHER), never the invoice's date.
@@ -121,7 +124,9 @@ _ROLES: dict[str, tuple[str, ...]] = {
                "Store", "Payable To", "Remit To", "Pay To", "Payee", *_VENDOR),
     # Media orders and invoices name their customer the advertiser.
     "customer": ("Customer", "Bill To", "Billed To", "Sold To", "Invoice To", "Buyer",
-                 "Client", "Advertiser", *_CUSTOMER),
+                 "Client", "Advertiser", "Prepared For",
+                 # An insurance policy's customer.
+                 "Policyholder", "Policy Holder", "Named Insured", "Insured", *_CUSTOMER),
     # A document's own number follows its title: an invoice's, a contract's, a statement's.
     "document_number": (*_INVOICE_NUMBER, "Contract Number", "Contract No", "Contract #",
                         "Statement No", "Statement #",

@@ -1,0 +1,128 @@
+"""A user's own configuration, in English, on invoices printed in other languages and on
+quotes, insurance policies and credit notes: a label in the column beside another label,
+a line of labels taken for a sender's address, the customer's block under "Spett.le",
+the tax's label after its rate, an offer or a credit note numbered in its title, and the
+parties and dates of a policy. Each document is built here word by word."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from servicetools.service.engine.lines import Line
+from servicetools.service.engine.names import line_phrases
+from servicetools.service.engine.page_model import Word
+from servicetools.service.engine.roles import CUSTOMER, DOCUMENT_NUMBER, ISSUER, understand
+
+from ..support.engine_documents import extract_all, placed
+
+
+def _field(target_id: str, name: str, description: str, example: str = "") -> dict[str, Any]:
+    return {"id": target_id, "type": "field", "name": name, "description": description,
+            "example": example, "validation_tree": None, "is_multiple": False,
+            "search_area": "all", "search_area_type": "all", "extraction_group_id": "g",
+            "creation_unix_timestamp": 0.0}
+
+
+def _values(document: Any, *targets: dict[str, Any]) -> dict[str, str]:
+    configuration = {"id": "c", "name": "mine", "extraction_targets": list(targets)}
+    return {key: target.values[0].text
+            for key, target in extract_all(document, configuration).items()}
+
+
+BILL_TO = _field("to", "Bill To", "The customer the invoice is addressed to.", "Globex Corp")
+SUPPLIER = _field("from", "Supplier", "The business that sent us the invoice.",
+                  "Acme Supplies Ltd")
+
+
+def test_a_label_over_a_name_in_its_own_column_beside_other_labels() -> None:
+    # "Cliente:" ends a line of labels; under it the customer's name shares its line with
+    # the next label of the column before ("Fecha:"), which labels another value.
+    invoice = placed(("FACTURA", 0.05, 0.03), ("Talleres Martínez S.L.", 0.60, 0.03),
+                     ("Nº Factura:", 0.05, 0.12), ("A-2024/0057", 0.20, 0.12),
+                     ("Cliente:", 0.55, 0.12),
+                     ("Fecha:", 0.05, 0.14), ("05/06/2024", 0.20, 0.14),
+                     ("Construcciones Ruiz S.A.", 0.55, 0.14))
+    assert _values(invoice, BILL_TO) == {"to": "Construcciones Ruiz S.A."}
+
+
+def test_a_line_of_labels_or_a_customers_address_is_no_sender_line() -> None:
+    # "Factuur  Factuurnummer  2024-0311" holds no postcode (a code's digits are none),
+    # so the line under it is no addressee in a window: the customer is under "Aan:".
+    invoice = placed(("Bakkerij de Vries B.V.", 0.60, 0.03),
+                     ("Aan:", 0.05, 0.10), ("Café Het Hoekje", 0.05, 0.12),
+                     ("Factuur", 0.05, 0.20), ("Factuurnummer", 0.50, 0.20),
+                     ("2024-0311", 0.70, 0.20),
+                     ("Factuurdatum", 0.50, 0.22), ("3 april 2024", 0.70, 0.22))
+    assert _values(invoice, BILL_TO) == {"to": "Café Het Hoekje"}
+    # "Lee Dental, 45 Pine St, Boulder" beside "Valid until: 2024-07-31": an addressee's
+    # line (no postcode in its own phrase), and the quote names its customer "Prepared for".
+    quote = placed(("Summit Roofing Co.", 0.05, 0.03), ("QUOTATION", 0.70, 0.03),
+                   ("Prepared for:", 0.05, 0.10), ("Quote # Q-5531", 0.60, 0.10),
+                   ("Dana Lee", 0.05, 0.12), ("Date: 2024-07-01", 0.60, 0.12),
+                   ("Lee Dental, 45 Pine St, Boulder", 0.05, 0.14),
+                   ("Valid until: 2024-07-31", 0.60, 0.14),
+                   ("Item", 0.05, 0.16), ("Qty", 0.40, 0.16), ("Total", 0.70, 0.16))
+    customer = _field("who", "Customer", "Who the quote is made out to.", "Jane Doe")
+    assert _values(quote, customer) == {"who": "Dana Lee"}
+
+
+def test_the_name_under_the_customers_block_heading_is_not_the_issuer() -> None:
+    # "Spett.le" (Italian "Messrs") heads the customer's block: the company with a legal
+    # form under it is the customer, the letterhead without one the issuer.
+    invoice = placed(("Studio Bianchi", 0.05, 0.03),
+                     ("Via Roma 5, 20121 Milano", 0.05, 0.05),
+                     ("Spett.le", 0.55, 0.10), ("Rossi Costruzioni S.r.l.", 0.55, 0.12),
+                     ("Via Verdi 8, 10121 Torino", 0.55, 0.14),
+                     ("Fattura n. 34/2024 del 18/09/2024", 0.05, 0.22),
+                     ("Scadenza pagamento: 18/10/2024", 0.05, 0.40))
+    due = _field("due", "Payment Due", "The date by which payment must be made.",
+                 "2024-03-31")
+    assert _values(invoice, SUPPLIER, BILL_TO, due) == {
+        "from": "Studio Bianchi", "to": "Rossi Costruzioni S.r.l.", "due": "18/10/2024"}
+
+
+def test_the_tax_labelled_after_its_rate() -> None:
+    invoice = placed(("Nettobetrag", 0.50, 0.50), ("325,50 €", 0.80, 0.50),
+                     ("zzgl. 19% MwSt.", 0.50, 0.52), ("61,85 €", 0.80, 0.52),
+                     ("Rechnungsbetrag", 0.50, 0.54), ("387,35 €", 0.80, 0.54))
+    vat = _field("vat", "VAT Amount", "The VAT charged.", "20.00")
+    assert _values(invoice, vat) == {"vat": "61,85 €"}
+
+
+def test_an_offer_and_a_credit_note_number_themselves_in_their_title() -> None:
+    offer = placed(("Schreinerei Holzmann GmbH", 0.05, 0.03), ("Familie Weber", 0.05, 0.12),
+                   ("Angebot Nr. 2024-117", 0.05, 0.25), ("Datum: 15.08.2024", 0.60, 0.14))
+    number = _field("no", "Quote Number", "The number of the quotation.", "Q-100")
+    assert _values(offer, number) == {"no": "2024-117"}
+    # "Note" names no field of its own in "Credit Note Number": the document's number.
+    credit = _field("no", "Credit Note Number", "The number of the credit note.", "CN-1")
+    assert understand(credit).role == DOCUMENT_NUMBER
+    note = placed(("Elektro Braun KG", 0.05, 0.03), ("Gutschrift Nr. GS-2024-014", 0.05, 0.12),
+                  ("Datum: 20.09.2024", 0.60, 0.12))
+    assert _values(note, credit) == {"no": "GS-2024-014"}
+
+
+def test_an_insurance_policys_insurer_policyholder_and_expiry() -> None:
+    insurer = _field("insurer", "Insurer", "The insurance company.", "Acme Insurance")
+    holder = _field("holder", "Policyholder", "The person or persons insured.", "Jane Doe")
+    end = _field("end", "Cover End", "The day the insurance ends.", "2024-12-31")
+    assert (understand(insurer).role, understand(holder).role) == (ISSUER, CUSTOMER)
+    policy = placed(("Lakeside Mutual Insurance Company", 0.05, 0.03),
+                    ("HOMEOWNERS POLICY DECLARATIONS", 0.05, 0.08),
+                    ("Named Insured:", 0.05, 0.14), ("Robert and Linda Chen", 0.30, 0.14),
+                    ("Date of expiry of insurance", 0.05, 0.18), ("9 January 2025", 0.50, 0.18))
+    assert _values(policy, insurer, holder, end) == {
+        "insurer": "Lakeside Mutual Insurance Company", "holder": "Robert and Linda Chen",
+        "end": "9 January 2025"}
+
+
+def test_ocr_separators_split_a_sender_line_into_its_phrases() -> None:
+    # OCR reads "Vogel GmbH · Ringstraße 4 · 50667 Köln" with the dot glued to a word or
+    # as a full stop: both still end a phrase.
+    x = 0.05
+    words = []
+    for token in ("Vogel", "GmbH·", "Ringstraße", "4", ".", "50667", "Köln"):
+        words.append(Word(token, x, 0.03, x + 0.012 * len(token), 0.045, 0.9))
+        x += 0.012 * len(token) + 0.006
+    phrases = [" ".join(w.text for w in p) for p in line_phrases(Line(words, 1))]
+    assert phrases == ["Vogel GmbH·", "Ringstraße 4", "50667 Köln"]
