@@ -1,8 +1,9 @@
 """A user's own configuration, in English, on invoices printed in other languages and on
 quotes, insurance policies and credit notes: a label in the column beside another label,
 a line of labels taken for a sender's address, the customer's block under "Spett.le",
-the tax's label after its rate, an offer or a credit note numbered in its title, and the
-parties and dates of a policy. Each document is built here word by word."""
+the tax's label after its rate, an offer or a credit note numbered in its title, the
+parties and dates of a policy, and a till receipt's items, tax and number. Each document
+is built here word by word."""
 
 from __future__ import annotations
 
@@ -126,3 +127,51 @@ def test_ocr_separators_split_a_sender_line_into_its_phrases() -> None:
         x += 0.012 * len(token) + 0.006
     phrases = [" ".join(w.text for w in p) for p in line_phrases(Line(words, 1))]
     assert phrases == ["Vogel GmbH·", "Ringstraße 4", "50667 Köln"]
+
+
+RECEIPT = [_field("shop", "Shop", "The shop or business that gave the receipt.", "Corner Store"),
+           _field("tax", "Tax", "The tax included in the total.", "1.10"),
+           _field("no", "Receipt Number", "The receipt or ticket number.", "1234")]
+
+
+def test_a_till_receipts_items_tax_line_and_numbers() -> None:
+    # "KG" ends an item priced on its line, no legal form of a name; the tax line
+    # repeats its label before its own amount ("HT 9,25" is the net's).
+    receipt = placed(("CARREFOUR MARKET", 0.30, 0.03), ("75019 PARIS", 0.35, 0.05),
+                     ("12/03/24 14:32", 0.05, 0.09), ("TICKET N° 0042", 0.60, 0.09),
+                     ("BAGUETTE", 0.05, 0.12), ("1,10", 0.85, 0.12),
+                     ("POMMES GOLDEN KG", 0.05, 0.14), ("3,42", 0.85, 0.14),
+                     ("TOTAL A PAYER", 0.05, 0.18), ("4,52 EUR", 0.80, 0.18),
+                     ("TVA 5,5% HT 4,28 TVA 0,24", 0.05, 0.22))
+    assert _values(receipt, *RECEIPT) == {"shop": "CARREFOUR MARKET", "tax": "0,24",
+                                          "no": "0042"}
+    # A restaurant's check and a ride's trip number a receipt; the "#" is the label's.
+    check = placed(("Joe's Diner", 0.30, 0.03), ("Server: Amy", 0.05, 0.09),
+                   ("Check #1234", 0.60, 0.09))
+    assert _values(check, RECEIPT[2]) == {"no": "1234"}
+    trip = placed(("Yellow Cab Co.", 0.30, 0.03), ("Trip #: 88213", 0.05, 0.09))
+    assert _values(trip, RECEIPT[2]) == {"no": "88213"}
+
+
+def test_the_tax_column_of_a_receipts_vat_summary() -> None:
+    receipt = placed(("REWE Markt GmbH", 0.30, 0.03),
+                     ("SUMME", 0.05, 0.10), ("EUR 6,02", 0.75, 0.10),
+                     ("Steuer %", 0.05, 0.14), ("Netto", 0.30, 0.14), ("Steuer", 0.50, 0.14),
+                     ("Brutto", 0.70, 0.14),
+                     ("A= 19,0%", 0.05, 0.16), ("1,88", 0.30, 0.16), ("0,36", 0.50, 0.16),
+                     ("2,24", 0.70, 0.16),
+                     ("B= 7,0%", 0.05, 0.18), ("3,53", 0.30, 0.18), ("0,25", 0.50, 0.18),
+                     ("3,78", 0.70, 0.18),
+                     ("Gesamtbetrag", 0.05, 0.20), ("5,41", 0.30, 0.20), ("0,61", 0.50, 0.20),
+                     ("6,02", 0.70, 0.20))
+    assert _values(receipt, RECEIPT[1]) == {"tax": "0,61"}
+
+
+def test_one_date_after_two_labels_and_a_name_under_the_billing_address() -> None:
+    invoice = placed(("Invoice", 0.05, 0.03), ("Sold by: TechGear Outlet LLC", 0.05, 0.08),
+                     ("Invoice date / Delivery date: 14 March 2024", 0.50, 0.08),
+                     ("Billing Address", 0.05, 0.14), ("Delivery Address", 0.50, 0.14),
+                     ("Oliver Bennett", 0.05, 0.16), ("Oliver Bennett", 0.50, 0.16))
+    date = _field("date", "Invoice Date", "When the invoice was issued.", "2024-03-01")
+    assert _values(invoice, date, BILL_TO) == {"date": "14 March 2024",
+                                               "to": "Oliver Bennett"}

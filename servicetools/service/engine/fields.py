@@ -698,6 +698,9 @@ def _candidate(
             placement *= ROUNDED
     # "Invoice #:SI-72004": OCR glued the label's end to the value.
     text = _without_label_end(" ".join(w.text for w in words))
+    if label.key.endswith("#") and text.startswith("#") and line == label.line and not any(
+            "#" in w.text for w in lines[line].words[label.start:label.end]):
+        text = text[1:]  # "Check #1234" for "Check #": the label's "#" glued to the value
     if shape.kind == "date":
         # "o2/26/20- 03/03/20": a range whose first date OCR misread would give its end
         # as the start.
@@ -873,8 +876,20 @@ def _right_of(
             break
         if not phrases and _RATE.fullmatch(word.text):
             continue  # "Sales Tax 20%: 1.815,49 EUR", "GST (25%): $80.00"
+        if amount and phrases and label_key(word.text) == label.key:
+            # "TVA 5,5%  HT 9,25  TVA 0,51": the label again, with its own amount; what
+            # stood between belongs to another ("HT 9,25").
+            phrases.clear()
+            previous = word.x1
+            continue
         if not phrases and (word.text == "/" or (slashed and _label_like(word))):
             slashed = word.text == "/"
+            previous = word.x1
+            continue
+        if not phrases and slashed and any(
+                _label_like(w) for w in line.words[label.end + offset + 1: label.end + offset + 3]):
+            # "Invoice date / Delivery date: 14 March 2024": a second label's words up to
+            # its colon; one value answers both.
             previous = word.x1
             continue
         if not phrases and word.text in _COLONS:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from .lines import Line
 from .page_model import Word
 from .results import EngineValue
+from .shapes import AMOUNT
 from .vocabulary import block_headings
 
 __all__ = [
@@ -108,13 +109,18 @@ _KEY = re.compile(r"[\W_]+")
 _ISSUER_BLOCKS = frozenset({"remitto"})
 
 
-def _under_heading(above: Line, phrase: list[Word]) -> bool:
-    """Whether a phrase stands under the heading of another party's address block ("Bill
-    To", "Ship To", "Spett.le"), set over it on the line above."""
+def _party_headings(line: Line) -> list[list[Word]]:
+    """The line's phrases that head another party's address block ("Bill To", "Ship To",
+    "Spett.le")."""
     headings = block_headings() - _ISSUER_BLOCKS
-    return any(_KEY.sub("", " ".join(w.text for w in heading).lower()) in headings
-               and heading[0].x0 < phrase[-1].x1 and phrase[0].x0 < heading[-1].x1
-               for heading in line_phrases(above))
+    return [phrase for phrase in line_phrases(line)
+            if _KEY.sub("", " ".join(w.text for w in phrase).lower()) in headings]
+
+
+def _under(headings: list[list[Word]], phrase: list[Word]) -> bool:
+    """Whether the phrase stands under one of the headings (their words overlap across)."""
+    return any(heading[0].x0 < phrase[-1].x1 and phrase[0].x0 < heading[-1].x1
+               for heading in headings)
 
 # Words of an address line (street kinds, boxes, units) in the supported languages.
 _ADDRESS_WORDS = re.compile(
@@ -254,6 +260,7 @@ def issuer_name(
     for index in first:
         line = lines[index]
         segments = line_phrases(line)
+        headings_above = _party_headings(lines[index - 1]) if index > 0 else []
         for number, phrase in enumerate(segments):
             if any((index, line.words.index(w)) in covered for w in phrase):
                 continue
@@ -274,8 +281,11 @@ def issuer_name(
                 continue  # "Owned By:" / "SANYU SUPPLY SDN BHD": the owner, not the shop
             if index in addressee:
                 continue  # the addressee in the window under the sender line
-            if index > 0 and _under_heading(lines[index - 1], phrase):
+            if _under(headings_above, phrase):
                 continue  # "Spett.le" over "Rossi Costruzioni S.r.l.": the customer's block
+            if any(AMOUNT.fullmatch(" ".join(w.text for w in later))
+                   for later in segments[number + 1:]):
+                continue  # "POMMES GOLDEN KG   3,42": an item and its price, no name
             if score > 0 and sender:
                 # "Lieferant GmbH · Lieferantenstraße 20 · 80333 München": the sender
                 # line above the recipient's address names the issuer first.

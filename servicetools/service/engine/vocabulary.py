@@ -73,6 +73,9 @@ _TAX = (
     "MwSt", "USt", "Mehrwertsteuer", "Umsatzsteuer", "TVA", "Montant TVA", "BTW", "IVA",
     "Steuerbetrag", "MwSt-Betrag", "USt-Betrag", "Summe USt", "Total TVA", "BTW-bedrag",
     "Importe IVA", "Totale IVA", "VAT amount", "Total VAT", "Total tax", "Total taxes", "Taxes",
+    # The tax column of a receipt's VAT summary: "Steuer %  Netto  Steuer  Brutto",
+    # "IVA  Base imponible  Cuota".
+    "Steuer", "Cuota", "Cuota IVA",
 )
 _VENDOR = (
     "Verkäufer", "Absender", "Rechnungssteller", "Fournisseur", "Vendeur",
@@ -98,7 +101,10 @@ _DELIVERY_DATE = ("Delivery Date", "Date of delivery", "Delivered on", "Lieferda
                   "Leverdatum", "Leveringsdatum", "Fecha de entrega", "Data di consegna",
                   "Data consegna")
 _RECEIPT_NUMBER = ("Bon-Nr", "Bonnummer", "Beleg-Nr", "Ticket n°", "N° de ticket",
-                   "Bonnr", "Ticket nº", "Scontrino n")
+                   "Bonnr", "Ticket nº", "Scontrino n",
+                   # A restaurant's check, a ride's trip, a Spanish simplified invoice.
+                   "Ticket #", "Ticket No", "Check #", "Check No", "Trip #", "Trip No",
+                   "Factura simplificada")
 
 # Keys of English labels -> printed labels of the same meaning.
 _TABLE: dict[str, tuple[str, ...]] = {
@@ -124,7 +130,7 @@ _ROLES: dict[str, tuple[str, ...]] = {
                "Store", "Payable To", "Remit To", "Pay To", "Payee", *_VENDOR),
     # Media orders and invoices name their customer the advertiser.
     "customer": ("Customer", "Bill To", "Billed To", "Sold To", "Invoice To", "Buyer",
-                 "Client", "Advertiser", "Prepared For",
+                 "Client", "Advertiser", "Prepared For", "Billing Address", "Invoice Address",
                  # An insurance policy's customer.
                  "Policyholder", "Policy Holder", "Named Insured", "Insured", *_CUSTOMER),
     # A document's own number follows its title: an invoice's, a contract's, a statement's.
