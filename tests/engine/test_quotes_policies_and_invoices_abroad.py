@@ -175,3 +175,21 @@ def test_one_date_after_two_labels_and_a_name_under_the_billing_address() -> Non
     date = _field("date", "Invoice Date", "When the invoice was issued.", "2024-03-01")
     assert _values(invoice, date, BILL_TO) == {"date": "14 March 2024",
                                                "to": "Oliver Bennett"}
+
+
+def test_the_addressee_block_under_the_letterhead_without_a_sender_line() -> None:
+    customer = _field("who", "Customer", "Who the quote is made out to.", "Jane Doe")
+    offer = placed(("Schreinerei Holzmann GmbH", 0.05, 0.03),
+                   ("Waldweg 1 · 79098 Freiburg", 0.05, 0.05),
+                   ("Familie Weber", 0.05, 0.12), ("Datum: 15.08.2024", 0.60, 0.12),
+                   ("Bergstraße 21", 0.05, 0.14), ("79100 Freiburg", 0.05, 0.16),
+                   ("Angebot Nr. 2024-117", 0.05, 0.25))
+    values = extract_all(offer, {"id": "c", "name": "mine", "extraction_targets": [customer]})
+    found = values["who"].values[0]
+    assert found.text == "Familie Weber"
+    assert found.confidence < 0.9  # no label grounds it
+    # The issuer's block going on under its name is not another party's.
+    letterhead = placed(("Holzmann GmbH", 0.05, 0.03), ("Abteilung Vertrieb", 0.05, 0.05),
+                        ("Waldweg 1", 0.05, 0.07), ("79098 Freiburg", 0.05, 0.09),
+                        ("Angebot Nr. 2024-117", 0.05, 0.25))
+    assert _values(letterhead, customer) == {"who": ""}

@@ -43,6 +43,7 @@ from .lines import Line
 from .lookalikes import digits_read_as_letters, lookalike_ratio
 from .names import (
     address_below,
+    addressee_block,
     footer_name,
     issuer_name,
     line_phrases,
@@ -494,7 +495,8 @@ def extract_fields(
             result[target_id] = [EngineValue(issuer.value.text, issuer.value.confidence,
                                              evidence=dict(issuer.value.evidence))]
         elif at_top and _wants_recipient(target) and (
-                recipient := recipient_name(lines)) and not field_words_only(recipient.text):
+                recipient := recipient_name(lines) or addressee_block(
+                    lines, issuer, frozenset(covered))) and not field_words_only(recipient.text):
             result[target_id] = [recipient]
         elif _issue_date(target) and (dated := letter_date(lines) or title_date(lines)):
             result[target_id] = [dated]

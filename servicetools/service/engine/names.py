@@ -26,7 +26,7 @@ from .shapes import AMOUNT
 from .vocabulary import block_headings
 
 __all__ = [
-    "Name", "address_below", "footer_name", "issuer_name", "line_phrases",
+    "Name", "address_below", "addressee_block", "footer_name", "issuer_name", "line_phrases",
     "misread_legal_forms", "only_legal_form", "recipient_name", "street_line",
     "title_words_only",
 ]
@@ -477,6 +477,44 @@ def recipient_name(lines: list[Line]) -> EngineValue | None:
             ocr = statistics.fmean(w.confidence for w in phrase)
             return EngineValue(text, round(_RECIPIENT * ocr, 4), evidence={"recipient": 1.0})
         return None
+    return None
+
+
+_ADDRESSEE = 0.5
+
+
+def addressee_block(lines: list[Line], issuer: Name | None,
+                    covered: frozenset[tuple[int, int]] = frozenset()) -> EngineValue | None:
+    """Without a sender line over it: the name heading the first unlabelled address block
+    below the issuer's, set apart from the line above ("Familie Weber" over "Bergstraße
+    21" and "79100 Freiburg" under "Schreinerei Holzmann GmbH" and its address). The
+    issuer's own block comes first, so a page without a found issuer gives none."""
+    if issuer is None or not lines:
+        return None
+    body = statistics.median(line.height for line in lines) or 1e-9
+    first = [i for i, line in enumerate(lines[:_TOP_LINES]) if line.page == lines[0].page]
+    for index in first:
+        if index <= max(issuer.lines) or lines[index].y0 - lines[index - 1].y1 < body:
+            continue  # the issuer's block, or a line that goes on from the one above
+        line = lines[index]
+        phrase = line_phrases(line)[0]
+        text = _SALUTATION.sub("", " ".join(w.text for w in phrase)).strip()
+        if (any((index, line.words.index(w)) in covered for w in phrase) or ":" in text
+                or _score(text, body, body, 0, sender=True) <= 0 or _ADDRESS_WORDS.search(text)
+                or _POSTCODE.search(text) or _CONTACT.search(text)):
+            continue
+        under: list[int] = []
+        for i in range(index + 1, min(index + 3, len(lines))):
+            if (lines[i].page != line.page or lines[i].y0 - lines[i - 1].y1 >= body
+                    or abs(line_phrases(lines[i])[0][0].x0 - phrase[0].x0) > _COLUMN):
+                break
+            under.append(i)
+        block = " ".join(" ".join(w.text for w in line_phrases(lines[i])[0]) for i in under)
+        # Its street and postcode: "Hafenstraße 3, 28217 Bremen", or two lines of them.
+        if not _POSTCODE.search(block) or not (_ADDRESS_WORDS.search(block) or len(under) == 2):
+            continue
+        ocr = statistics.fmean(w.confidence for w in phrase)
+        return EngineValue(text, round(_ADDRESSEE * ocr, 4), evidence={"addressee": 1.0})
     return None
 
 
