@@ -2,7 +2,9 @@
 statements, orders, delivery notes): a line of two labels each with its amount, a
 person's name under the noun of the target's name, an issuer the description calls "the
 bank that issues the statement", the two ends of a period printed on lines of their own,
-an order's date, and table columns named alone whose headings print other words. Each
+an order's date, table columns named alone whose headings print other words, a bank
+statement's balances, holder and account in the words banks print, an employer, and a
+stay's arrival and departure. Each
 document is built here word by word or drawn with reportlab."""
 
 from __future__ import annotations
@@ -184,3 +186,43 @@ def test_an_amount_under_the_roles_label_said_of_something_else_stays_under_0_9(
                   ("$85.00", 0.80, 0.25))
     (value,) = extract_all(bill, configuration)["due"].values
     assert value.text == "$85.00" and value.confidence >= 0.9
+
+
+def test_a_bank_statements_balances_holder_and_account_in_the_words_banks_print() -> None:
+    targets = (_field("open", "Opening Balance", "The balance at the start of the statement "
+                      "period.", "5210.44"),
+               _field("close", "Closing Balance", "The balance at the end of the statement "
+                      "period.", "4987.12"),
+               _field("holder", "Account Holder", "The customer who owns the account.",
+                      "Maria Garcia"),
+               _field("account", "Account Number", "The number of the account.", "1234567890"),
+               _field("bank", "Bank", "The bank that issues the statement."))
+    uk = placed(("Albion Building Society", 0.05, 0.03),
+                ("Current Account Statement", 0.65, 0.03),
+                ("Account name", 0.05, 0.10), ("Ms Priya Patel", 0.25, 0.10),
+                ("Account no", 0.05, 0.12), ("83920145", 0.25, 0.12),
+                ("Balance brought forward", 0.05, 0.20), ("1,204.88", 0.80, 0.20),
+                ("Balance carried forward", 0.05, 0.26), ("3,106.68", 0.80, 0.26))
+    assert _values(uk, *targets) == {
+        "open": "1,204.88", "close": "3,106.68", "holder": "Ms Priya Patel",
+        "account": "83920145", "bank": "Albion Building Society"}
+    # A German statement's IBAN is the account's number, read whole in its groups.
+    de = placed(("Sparkasse Rheinland", 0.05, 0.03), ("Kontoauszug Nr. 5/2024", 0.65, 0.03),
+                ("Kontoinhaber: Anna Schmidt", 0.05, 0.10),
+                ("IBAN: DE89 3705 0198 0001 2345 67", 0.05, 0.12),
+                ("Alter Kontostand", 0.05, 0.20), ("3.450,12", 0.80, 0.20),
+                ("Neuer Kontostand", 0.05, 0.26), ("5.230,12", 0.80, 0.26))
+    assert _values(de, *targets) == {
+        "open": "3.450,12", "close": "5.230,12", "holder": "Anna Schmidt",
+        "account": "DE89 3705 0198 0001 2345 67", "bank": "Sparkasse Rheinland"}
+
+
+def test_an_employer_issues_the_pay_slip_and_a_stays_dates_are_its_arrival_and_departure() -> None:
+    employer = _field("employer", "Employer", "The company that pays the employee.", "Acme Ltd")
+    assert understand(employer).role == ISSUER
+    assert _values(PAYSLIP, employer) == {"employer": "Northwind Traders Ltd"}
+    bill = placed(("Hôtel Beau Rivage", 0.05, 0.03), ("FACTURE", 0.65, 0.03),
+                  ("Arrivée : 02.04.2024", 0.05, 0.12), ("Départ : 05.04.2024", 0.40, 0.12))
+    stay = (_field("in", "Check-in", "Arrival date.", "2024-04-02"),
+            _field("out", "Check-out", "Departure date.", "2024-04-05"))
+    assert _values(bill, *stay) == {"in": "02.04.2024", "out": "05.04.2024"}

@@ -1113,6 +1113,10 @@ def _label_like(word: Word) -> bool:
     return len(word.text) > 1 and word.text.endswith(":")
 
 
+# An IBAN as printed, in groups of four: country, check digits, then the account.
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
+
+
 def _trim_to_shape(text: str, shape: Shape) -> str:
     """Keep the shaped part when a line holds more ("2024-03-15 (Friday)" -> the date)."""
     text = text.strip()
@@ -1125,6 +1129,8 @@ def _trim_to_shape(text: str, shape: Shape) -> str:
         words = text.split()
         if len(words) == 1:
             return text
+        if iban := _IBAN.search(text):
+            return iban.group()  # "DE89 3705 0198 0001 2345 67": one code in groups of four
         found = shape.find(text)
         return found[0] if found else next((w for w in words if _code_like(w)), text)
     found = shape.find(text) or shape.find(_respace(text))

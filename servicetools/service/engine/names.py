@@ -83,6 +83,8 @@ _TITLE_WORDS = frozenset({
     # A page's section headings: "Contact us", "Nous contacter", "Service client".
     "contact", "contacter", "contactez", "us", "nous", "kontakt", "contacto", "contatti",
     "information", "informations", "service", "client", "kundenservice",
+    # A bank's: "Current Account Statement", "Savings Account Summary".
+    "current", "savings", "checking",
 })
 _TITLE_SPLIT = re.compile(r"[\s/&|,.:()#-]+")
 
@@ -125,7 +127,7 @@ def _under(headings: list[list[Word]], phrase: list[Word]) -> bool:
 # Words of an address line (street kinds, boxes, units) in the supported languages.
 _ADDRESS_WORDS = re.compile(
     r"(?<![A-Za-z])(?:street|st\.|road|rd\.?|avenue|ave\.?|boulevard|blvd|lane|drive|dr\.|"
-    r"suite|floor|building|p\.?\s?o\.?\s?box|box|jalan|jln|taman|lorong|lot|no\.|"
+    r"suite|floor|building(?!\s+society)|p\.?\s?o\.?\s?box|box|jalan|jln|taman|lorong|lot|no\.|"
     r"stra(?:ss|ß)e|str\.|weg|platz|gasse|allee|postfach|postbus|rue|avenue|bd|chemin|"
     r"place|straat|laan|plein|calle|avenida|via|piazza|corso|industriestr|bandar|kawasan)"
     r"(?![A-Za-z])"

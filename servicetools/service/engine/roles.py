@@ -68,6 +68,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         "business", "trader", "provider", "from", "payee", "sender", "who issued",
         "that issued", "who issues", "that issues", "which issues", "lieferant", "verkäufer",
         "rechnungssteller", "händler", "firma", "contractor", "insurer", "insurance company",
+        "employer",
         "fournisseur", "vendeur", "émetteur", "leverancier", "verkoper", "proveedor",
         "vendedor", "emisor", "fornitore", "venditore", "emittente",
     ),
@@ -236,9 +237,10 @@ def _understand(name: str, description: str, example: str,
         # "Start Date", "End Date", "From Date": one end of a period (a flight, a service,
         # a term), found by the period's labels and ranges, not the issue date.
         role = PERIOD
-    if role in _NUMBERS and shape.kind == "number":
+    if shape.kind == "number" and (role in _NUMBERS or _identifies(name)):
         # "471102": one issuer's number is all digits, another's "R-2018-7"; a document's
-        # number is a code of any form, not a quantity.
+        # number, or any "... Number" ("Account Number" printed as an IBAN), is a code of
+        # any form, not a quantity.
         shape = code_shape(example)
     stated = _stated(name, description, example) if not role and shape.pattern is None else ""
     labels = role_labels(role)
@@ -271,6 +273,14 @@ def _stated(name: str, description: str, example: str) -> str:
 
 
 _NUMBERS = (DOCUMENT_NUMBER, ORDER_NUMBER, TRANSACTION_NUMBER)
+# The last word of a name that asks for an identifier, not a quantity.
+_IDENTIFIES = frozenset({"number", "no", "nr", "id", "#", "code", "reference", "ref"})
+
+
+def _identifies(name: str) -> bool:
+    """Whether the name asks for an identifier: "Account Number", "Customer ID"."""
+    words = _normal(name).split()
+    return bool(words) and words[-1] in _IDENTIFIES
 _START = frozenset({"start", "from", "begin", "beginning", "first", "begins", "starts"})
 _END = frozenset({"end", "to", "until", "till", "through", "last", "ends", "expiry"})
 

@@ -106,6 +106,29 @@ _RECEIPT_NUMBER = ("Bon-Nr", "Bonnummer", "Beleg-Nr", "Ticket n°", "N° de tick
                    "Ticket #", "Ticket No", "Check #", "Check No", "Trip #", "Trip No",
                    "Factura simplificada")
 
+# A bank statement's balances, holder and account; a stay's dates; a service's date.
+_OPENING_BALANCE = ("Opening Balance", "Beginning Balance", "Previous Balance", "Starting Balance",
+                    "Balance brought forward", "Brought forward", "Alter Kontostand",
+                    "Anfangssaldo", "Alter Saldo", "Solde précédent", "Ancien solde",
+                    "Solde initial", "Saldo inicial", "Saldo anterior", "Saldo iniziale",
+                    "Beginsaldo", "Vorig saldo")
+_CLOSING_BALANCE = ("Closing Balance", "Ending Balance", "New Balance", "Final Balance",
+                    "Balance carried forward", "Carried forward", "Neuer Kontostand",
+                    "Endsaldo", "Neuer Saldo", "Nouveau solde", "Solde final", "Saldo final",
+                    "Saldo finale", "Eindsaldo", "Nieuw saldo")
+_ACCOUNT_HOLDER = ("Account Holder", "Account Name", "Name of Account Holder", "Kontoinhaber",
+                   "Titulaire du compte", "Titular de la cuenta", "Titolare del conto",
+                   "Intestatario", "Rekeninghouder", "Tenaamstelling")
+_ACCOUNT_NUMBER = ("Account Number", "Account No", "Account #", "Acct No", "IBAN",
+                   "Kontonummer", "Konto-Nr", "Numéro de compte", "N° de compte",
+                   "Número de cuenta", "Numero di conto", "Numero conto", "Rekeningnummer")
+_CHECK_IN = ("Check-in", "Check in", "Arrival", "Arrival Date", "Arrivée", "Date d'arrivée",
+             "Anreise", "Ankunft", "Llegada", "Entrada", "Arrivo", "Aankomst")
+_CHECK_OUT = ("Check-out", "Check out", "Departure", "Departure Date", "Départ",
+              "Date de départ", "Abreise", "Abfahrt", "Salida", "Partenza", "Vertrek")
+_SERVICE_DATE = ("Service Date", "Date of Service", "Leistungsdatum", "Date de prestation",
+                 "Fecha de servicio", "Data del servizio", "Datum van dienst")
+
 # Keys of English labels -> printed labels of the same meaning.
 _TABLE: dict[str, tuple[str, ...]] = {
     "invoicenumber": _INVOICE_NUMBER, "invoiceno": _INVOICE_NUMBER,
@@ -121,6 +144,15 @@ _TABLE: dict[str, tuple[str, ...]] = {
     "address": _ADDRESS,
     "deliverydate": _DELIVERY_DATE, "dateofdelivery": _DELIVERY_DATE,
     "receiptnumber": _RECEIPT_NUMBER, "receiptno": _RECEIPT_NUMBER,
+    "openingbalance": _OPENING_BALANCE, "beginningbalance": _OPENING_BALANCE,
+    "previousbalance": _OPENING_BALANCE, "startingbalance": _OPENING_BALANCE,
+    "closingbalance": _CLOSING_BALANCE, "endingbalance": _CLOSING_BALANCE,
+    "newbalance": _CLOSING_BALANCE, "finalbalance": _CLOSING_BALANCE,
+    "accountholder": _ACCOUNT_HOLDER, "accountname": _ACCOUNT_HOLDER,
+    "accountnumber": _ACCOUNT_NUMBER, "accountno": _ACCOUNT_NUMBER,
+    "checkin": _CHECK_IN, "arrival": _CHECK_IN, "arrivaldate": _CHECK_IN,
+    "checkout": _CHECK_OUT, "departure": _CHECK_OUT, "departuredate": _CHECK_OUT,
+    "servicedate": _SERVICE_DATE, "dateofservice": _SERVICE_DATE,
 }
 # Printed labels of each role a target may have (roles.py), English first: what a
 # configuration's target of that role finds whatever the user called it.
