@@ -14,7 +14,7 @@ from servicetools.service.engine.names import line_phrases
 from servicetools.service.engine.page_model import Word
 from servicetools.service.engine.roles import CUSTOMER, DOCUMENT_NUMBER, ISSUER, understand
 
-from ..support.engine_documents import extract_all, placed
+from ..support.engine_documents import extract_all, placed, read_document
 
 
 def _field(target_id: str, name: str, description: str, example: str = "") -> dict[str, Any]:
@@ -193,3 +193,16 @@ def test_the_addressee_block_under_the_letterhead_without_a_sender_line() -> Non
                         ("Waldweg 1", 0.05, 0.07), ("79098 Freiburg", 0.05, 0.09),
                         ("Angebot Nr. 2024-117", 0.05, 0.25))
     assert _values(letterhead, customer) == {"who": ""}
+
+
+def test_an_amount_no_number_can_be_read_from_stays_under_0_9() -> None:
+    # OCR ran two amounts together ("1,88  0,36" read "1.800.36"): of an amount's shape,
+    # but no number; the same line read right keeps its confidence.
+    total = _field("total", "Total Paid", "The total the customer paid.", "12.50")
+    misread = extract_all(read_document("Joe's Diner", "TOTAL 1.800.36"),
+                          {"id": "c", "name": "mine", "extraction_targets": [total]})
+    read = extract_all(read_document("Joe's Diner", "TOTAL 1,800.36"),
+                       {"id": "c", "name": "mine", "extraction_targets": [total]})
+    assert misread["total"].values[0].text == "1.800.36"
+    assert misread["total"].values[0].confidence < 0.9
+    assert read["total"].values[0].confidence >= 0.9

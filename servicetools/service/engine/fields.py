@@ -527,6 +527,10 @@ def extract_fields(
             if value.text:
                 value.raw = value.confidence
                 value.evidence.update({f"kind_{kind}": 1.0, "ocr": float(read == "ocr")})
+                if kind == "amount" and parse_amount(value.text) is None:
+                    # "1.800.36" for "1,88  0,36": of an amount's shape, but no number a
+                    # reader could take it for (calibration._DOUBTS).
+                    value.evidence["unread"] = 1.0
                 read_words = [certainty[t] for t in value.text.split() if t in certainty]
                 if read == "ocr" and read_words:
                     # Times ten: most values doubt under 0.17 (the 95th percentile),
