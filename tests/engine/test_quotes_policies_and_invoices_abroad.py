@@ -11,7 +11,7 @@ from typing import Any
 
 from servicetools.service.engine.lines import Line
 from servicetools.service.engine.names import line_phrases
-from servicetools.service.engine.page_model import Word
+from servicetools.service.engine.page_model import Document, Page, Word
 from servicetools.service.engine.roles import CUSTOMER, DOCUMENT_NUMBER, ISSUER, understand
 
 from ..support.engine_documents import extract_all, placed, read_document
@@ -206,3 +206,18 @@ def test_an_amount_no_number_can_be_read_from_stays_under_0_9() -> None:
     assert misread["total"].values[0].text == "1.800.36"
     assert misread["total"].values[0].confidence < 0.9
     assert read["total"].values[0].confidence >= 0.9
+
+
+def test_a_headings_first_word_beside_a_name_label_is_no_name() -> None:
+    # As OCR read a scanned invoice: beside "Billing Address" the next block's heading
+    # "Delivery" is no customer; the name is under the label.
+    words = [
+        ("Total", 0.5363, 0.1562, 0.5748, 0.1724), ("payable:", 0.5802, 0.1562, 0.6437, 0.1724),
+        ("£68.39", 0.6484, 0.1562, 0.6944, 0.1724),
+        ("Billing", 0.0963, 0.1951, 0.1424, 0.214), ("Address", 0.1493, 0.1951, 0.2106, 0.214),
+        ("Delivery", 0.5385, 0.195, 0.5992, 0.2131), ("Address", 0.6067, 0.195, 0.6673, 0.2131),
+        ("Oliver", 0.0968, 0.2134, 0.1386, 0.2299), ("Bennett", 0.1446, 0.2134, 0.1993, 0.2299),
+        ("Oliver", 0.5384, 0.2123, 0.5779, 0.2291), ("Bennett", 0.5845, 0.2123, 0.6407, 0.2291)]
+    invoice = Document("image/jpeg", [Page(1, 1275, 1650, b"", [
+        Word(text, *box, 0.99) for text, *box in words], "ocr")])
+    assert _values(invoice, BILL_TO) == {"to": "Oliver Bennett"}

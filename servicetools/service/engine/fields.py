@@ -653,6 +653,10 @@ def _candidate(
     words = _pick(_right_of(lines[label.line], label, covered, shape.kind == "amount"), shape)
     if words and label_key(" ".join(w.text for w in words)) in block_headings():
         words = []  # "BILL TO   SHIP TO": the next block's heading, the name is below
+    if words and shape.pattern is None and (_wants_top(target) or _wants_recipient(target)) and (
+            title_words_only(" ".join(w.text for w in words))
+            or field_words_only(" ".join(w.text for w in words))):
+        words = []  # "Billing Address   Delivery Address": the next heading's first word
     if words and shape.pattern is None and _column_heading(words):
         # "Advertiser   Original Date / Revision" over "... POL/Law for Wisconsin PAC
         # 03/12/20": a row of column headings, the value is below its own.
