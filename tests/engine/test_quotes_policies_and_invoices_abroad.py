@@ -9,10 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from servicetools.service.engine.lines import Line
 from servicetools.service.engine.names import line_phrases
 from servicetools.service.engine.page_model import Document, Page, Word
-from servicetools.service.engine.roles import CUSTOMER, DOCUMENT_NUMBER, ISSUER, understand
+from servicetools.service.engine.roles import (
+    CUSTOMER,
+    DOCUMENT_NUMBER,
+    DUE_DATE,
+    ISSUER,
+    SUBTOTAL,
+    TAX,
+    TOTAL,
+    understand,
+)
 
 from ..support.engine_documents import extract_all, placed, read_document
 
@@ -221,3 +232,33 @@ def test_a_headings_first_word_beside_a_name_label_is_no_name() -> None:
     invoice = Document("image/jpeg", [Page(1, 1275, 1650, b"", [
         Word(text, *box, 0.99) for text, *box in words], "ocr")])
     assert _values(invoice, BILL_TO) == {"to": "Oliver Bennett"}
+
+
+@pytest.mark.parametrize(("name", "role"), [
+    # A name in another language qualifies its noun after it.
+    ("Date d'échéance", DUE_DATE), ("Fecha de vencimiento", DUE_DATE),
+    ("Data di scadenza", DUE_DATE), ("Fälligkeitsdatum", DUE_DATE),
+    ("Montant HT", SUBTOTAL), ("Montant TTC", TOTAL), ("Montant TVA", TAX),
+    # A total's name that says the tax is in is the total, out the subtotal; one that
+    # names only the tax is the tax.
+    ("Total incl. VAT", TOTAL), ("Totaal incl. BTW", TOTAL), ("Gesamtbetrag inkl. MwSt.", TOTAL),
+    ("Total con IVA", TOTAL), ("Total excl. VAT", SUBTOTAL), ("Bedrag excl. BTW", SUBTOTAL),
+    ("Total sin IVA", SUBTOTAL), ("Total Tax", TAX), ("BTW-bedrag", TAX),
+])
+def test_a_totals_and_a_dates_name_in_the_users_language(name: str, role: str) -> None:
+    assert understand({"name": name, "description": "", "example": "1.00"
+                       if role != DUE_DATE else "31/03/2024"}).role == role
+
+
+def test_a_french_configuration_on_a_french_invoice() -> None:
+    invoice = placed(("Boulangerie Dupont SARL", 0.05, 0.03), ("FACTURE", 0.70, 0.03),
+                     ("Facture n° F2024-118", 0.55, 0.10), ("Date : 12/03/2024", 0.55, 0.12),
+                     ("Échéance : 11/04/2024", 0.55, 0.14),
+                     ("Total HT", 0.55, 0.40), ("400,00 €", 0.85, 0.40),
+                     ("TVA 5,5 %", 0.55, 0.42), ("22,00 €", 0.85, 0.42),
+                     ("Total TTC", 0.55, 0.44), ("422,00 €", 0.85, 0.44))
+    targets = (_field("due", "Date d'échéance", "La date limite de paiement.", "31/03/2024"),
+               _field("net", "Montant HT", "Le total hors taxes.", "100,00"),
+               _field("gross", "Montant TTC", "Le total toutes taxes comprises.", "120,00"))
+    assert _values(invoice, *targets) == {"due": "11/04/2024", "net": "400,00 €",
+                                          "gross": "422,00 €"}

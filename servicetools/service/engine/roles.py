@@ -98,7 +98,8 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     DUE_DATE: (
         "due", "due date", "payment due", "pay by", "payable by", "deadline", "fällig",
-        "fälligkeit", "échéance", "vervaldatum", "vencimiento", "scadenza",
+        "fälligkeit", "fälligkeitsdatum", "zahlungsziel", "zahlbar bis", "échéance",
+        "vervaldatum", "vencimiento", "scadenza",
     ),
     ISSUE_DATE: (
         "date", "dated", "issued on", "issue date", "date of issue", "invoice date",
@@ -112,12 +113,13 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     TAX: (
         "tax", "vat", "gst", "sales tax", "mwst", "ust", "mehrwertsteuer", "umsatzsteuer",
-        "tva", "btw", "iva",
+        "tva", "btw", "iva", "btw-bedrag", "mwst-betrag", "ust-betrag",
     ),
     TOTAL: (
         "total", "grand total", "amount due", "amount paid", "amount payable", "balance due",
         "gross", "sum", "amount", "to pay", "charged", "paid", "price", "betrag", "summe",
-        "gesamt", "montant", "totaal", "importe", "importo", "totale",
+        "gesamt", "gesamtbetrag", "rechnungsbetrag", "endbetrag", "bruttobetrag", "montant",
+        "totaal", "bedrag", "importe", "importo", "totale",
     ),
     ADDRESS: ("address", "adresse", "anschrift", "adres", "dirección", "indirizzo"),
     CURRENCY: ("currency", "währung", "rechnungswährung", "devise", "valuta", "moneda",
@@ -148,13 +150,26 @@ _NAME_ONLY = frozenset({"from", "no", "#", "id", "nr", "ref", "net", "data", "po
                         "number", "reference", "date", "company", "business", "time",
                         "table", "title", "term", "rate", "note", "notes"})
 # Words that qualify a role into a neighbour, wherever they stand in name or description.
+# A name in another language qualifies its noun after it: "Montant HT" (before tax) is
+# the subtotal, "Date d'échéance", "Fecha de vencimiento", "Data di scadenza" the due date.
 _QUALIFIERS: dict[str, tuple[tuple[str, ...], str]] = {
     TOTAL: (("before tax", "excluding tax", "excl. tax", "without tax", "pre-tax",
-             "net of tax", "before vat", "excluding vat"), SUBTOTAL),
-    ISSUE_DATE: (("is due", "due date", "payment due", "pay by", "payable by", "deadline"),
+             "net of tax", "before vat", "excluding vat", "ht", "h.t", "hors taxe",
+             "hors taxes", "netto", "ohne mwst", "ohne ust", "exkl", "excl. btw",
+             "zonder btw", "sin iva", "senza iva", "imponibile", "base imponible"), SUBTOTAL),
+    ISSUE_DATE: (("is due", "due date", "payment due", "pay by", "payable by", "deadline",
+                  "échéance", "echeance", "fälligkeit", "fällig", "vencimiento", "scadenza",
+                  "vervaldatum", "vervaldag", "limite"),
                  DUE_DATE),
     DOCUMENT_NUMBER: (("purchase order", "order number", "po number", "p.o."), ORDER_NUMBER),
 }
+# Words of a total's name that say the tax it names is left out ("Total excl. VAT") or
+# in ("Total incl. VAT", "Totaal incl. BTW", "Gesamtbetrag inkl. MwSt.", "Total con IVA").
+_EXCLUDING = frozenset({"excl", "excluding", "exclusive", "exkl", "exklusive", "ohne", "sans",
+                        "sin", "senza", "zonder", "without", "hors", "before", "pre-tax"})
+_INCLUDING = frozenset({"incl", "including", "inclusive", "inkl", "inklusive", "con", "inclusa",
+                        "incluso", "incluido", "incluida", "inclus", "inclusief", "ttc",
+                        "with", "plus", "gross"})
 # Roles ranked by how much they say, for cues of two roles at one position.
 _RANK = (OTHER, CURRENCY, ADDRESS, DUE_DATE, ORDER_NUMBER, TRANSACTION_NUMBER, SUBTOTAL, TAX,
          CUSTOMER, ISSUER, DOCUMENT_NUMBER, ISSUE_DATE, TOTAL)
@@ -220,7 +235,12 @@ def _understand(name: str, description: str, example: str,
     if qualified and any(f" {cue} " in words for cue in qualified[0]):
         role = qualified[1]  # "Total Excluding VAT": a subtotal
     elif role == TOTAL and (parts := [r for r in named if r in (TAX, SUBTOTAL)]):
-        role = parts[0]  # "Total Tax": the total of the tax, a tax
+        said = set(_normal(name).split())
+        if said & _EXCLUDING:
+            role = SUBTOTAL  # "Total excl. VAT", "Bedrag excl. BTW": before the tax
+        elif not said & _INCLUDING:
+            role = parts[0]  # "Total Tax": the total of the tax, a tax; "Total incl. VAT"
+            # is the total
     owner = ""
     if role == ADDRESS:
         others = [r for r in (*named, *described) if r in (ISSUER, CUSTOMER)]
