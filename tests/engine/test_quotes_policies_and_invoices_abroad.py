@@ -19,6 +19,7 @@ from servicetools.service.engine.roles import (
     DOCUMENT_NUMBER,
     DUE_DATE,
     ISSUER,
+    ORDER_NUMBER,
     SUBTOTAL,
     TAX,
     TOTAL,
@@ -262,3 +263,30 @@ def test_a_french_configuration_on_a_french_invoice() -> None:
                _field("gross", "Montant TTC", "Le total toutes taxes comprises.", "120,00"))
     assert _values(invoice, *targets) == {"due": "11/04/2024", "net": "400,00 €",
                                           "gross": "422,00 €"}
+
+
+@pytest.mark.parametrize(("name", "role"), [
+    # The last word of a name is its head: what the name asks for.
+    ("Tax Rate", ""), ("Total Hours", ""), ("Net Weight", ""), ("Total Discount", ""),
+    ("Amount in Words", ""), ("Number of Items", ""), ("Supplier ID", ""),
+    ("Store Number", ""), ("Supplier VAT Number", ""), ("Employee ID", ""),
+    ("Tracking Number", ""), ("Customer PO", ORDER_NUMBER),
+    # Heads the role's own words make, or a party's name.
+    ("Sold To", CUSTOMER), ("Sold By", ISSUER), ("Vendor Name", ISSUER),
+    ("Grand Total", TOTAL), ("Amount Paid", TOTAL), ("Total Tax", TAX),
+    ("Invoice Number", DOCUMENT_NUMBER), ("Deal Number", DOCUMENT_NUMBER),
+])
+def test_a_names_head_word_says_what_it_asks_for(name: str, role: str) -> None:
+    assert understand({"name": name, "description": "", "example": ""}).role == role
+
+
+def test_a_rate_is_no_tax_amount_and_an_employees_id_no_invoice_number() -> None:
+    invoice = placed(("Bright Sparks Electrical LLC", 0.05, 0.03), ("INVOICE", 0.70, 0.03),
+                     ("Invoice # 10482", 0.60, 0.10), ("Bill To: Greenleaf Apartments", 0.05, 0.10),
+                     ("VAT 20%", 0.55, 0.40), ("218.00", 0.85, 0.40),
+                     ("Total", 0.55, 0.44), ("$1,308.00", 0.85, 0.44))
+    targets = (_field("rate", "VAT %", ""), _field("hours", "Total Hours", ""),
+               _field("employee", "Employee ID", ""), _field("po", "Customer PO", ""),
+               _field("vat", "Supplier VAT Number", ""))
+    assert _values(invoice, *targets) == {"rate": "20%", "hours": "", "employee": "",
+                                          "po": "", "vat": ""}

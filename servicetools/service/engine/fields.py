@@ -85,7 +85,7 @@ _LOOKALIKE_FLOOR = 0.6
 _MAX_CONFIDENCE = 0.97
 # Kinds whose values have a shape that decides: a label's neighbour of another shape is
 # not its value.
-_STRICT = frozenset({"date", "amount"})
+_STRICT = frozenset({"date", "amount", "percent"})
 # A currency named in parentheses after a label: "(DEM)", "(EUR)", "(€)".
 _CURRENCY_NOTE = re.compile(r"\((?:[A-Z]{3}|[$€£¥])\):?$")
 # Three or more words, all in lower case: a phrase of prose, not a company's name.

@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from .sentences import DURATION, JURISDICTION, PARTIES
-from .shapes import Shape, code_shape, shape_of
+from .shapes import PERCENT, Shape, code_shape, shape_of
 from .vocabulary import role_labels
 
 __all__ = [
@@ -135,6 +135,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         "kundennummer", "unit price", "quantity", "qty", "description", "paid by", "tender",
         "law", "term", "period", "parties", "party", "signatory", "title", "note", "notes",
         "rate", "percentage", "discount", "cashier", "table", "time", "salesperson",
+        "number of",
         "contact", "attn", "attention", "product", "account executive", "account manager",
         # Dates of other events than the issue: "Date of delivery 2020-11-10" under
         # "issued at 2020-11-21" is no label of the invoice's date.
@@ -241,6 +242,7 @@ def _understand(name: str, description: str, example: str,
         elif not said & _INCLUDING:
             role = parts[0]  # "Total Tax": the total of the tax, a tax; "Total incl. VAT"
             # is the total
+    role = _headed(name, role, named)
     owner = ""
     if role == ADDRESS:
         others = [r for r in (*named, *described) if r in (ISSUER, CUSTOMER)]
@@ -257,6 +259,8 @@ def _understand(name: str, description: str, example: str,
         # "Start Date", "End Date", "From Date": one end of a period (a flight, a service,
         # a term), found by the period's labels and ranges, not the issue date.
         role = PERIOD
+    if shape.pattern is None and not example.strip() and _asks_rate(name, named):
+        shape = Shape("percent", PERCENT)  # "Tax Rate", "VAT %": a rate, not the tax
     if shape.kind == "number" and (role in _NUMBERS or _identifies(name)):
         # "471102": one issuer's number is all digits, another's "R-2018-7"; a document's
         # number, or any "... Number" ("Account Number" printed as an IBAN), is a code of
@@ -269,6 +273,55 @@ def _understand(name: str, description: str, example: str,
     return Understood(role, shape, labels, owner, bool(_AT_TOP.search(description)), end,
                       _described(description), stated, _avoided(labels, description),
                       _subject(name) if end else ())
+
+
+# The last word of an English name is its head: "Tax Rate" is a rate, "Supplier ID" an
+# identifier, "Total Hours" hours. A name headed by a word its first role does not
+# cover asks for that word's thing, not the role's value.
+# Measures that are no money, after a total's or a tax's word.
+_NOT_MONEY = frozenset({"rate", "%", "percent", "percentage", "quantity", "qty", "hours",
+                        "weight", "words", "items", "count", "pages", "units", "points",
+                        "days", "discount", "savings", "volume", "distance", "miles", "km"})
+# Heads under which a party's word still names the party: "Vendor Name", "Customer
+# Details", "Buyer Organisation".
+_PARTY_HEADS = frozenset({"name", "details", "info", "information", "organisation",
+                          "organization", "entity", "party", "firm"})
+# Things with identifiers of their own: "Employee ID" is no document's number.
+_THINGS = frozenset({"employee", "staff", "member", "patient", "item", "product", "part",
+                     "article", "serial", "tracking", "batch", "lot", "model", "sku",
+                     "vehicle", "license", "licence", "passport", "routing", "card",
+                     "terminal", "register", "merchant", "store", "shop"})
+_ID_HEADS = frozenset({"id", "number", "no", "nr", "#", "code", "ref", "reference"})
+
+
+def _asks_rate(name: str, named: list[str]) -> bool:
+    """Whether the name asks for a percentage: "VAT %", "Discount Percent", "Tax Rate"
+    (not "Hourly Rate", an amount)."""
+    words = _normal(name).split()
+    return "%" in name or (bool(words) and (words[-1] in ("percent", "percentage") or (
+        words[-1] == "rate" and TAX in named)))
+
+
+def _headed(name: str, role: str, named: list[str]) -> str:
+    """The role as the name's head word leaves it (see _NOT_MONEY and the rest)."""
+    if role in (TOTAL, SUBTOTAL, TAX) and "%" in name:
+        return ""  # "VAT %": a rate
+    words = _normal(name).split()
+    if len(words) < 2:
+        return role
+    head = words[-1]
+    if role == DOCUMENT_NUMBER and head in _ID_HEADS and words[-2] in _THINGS:
+        return ""  # "Employee ID", "Serial Number", "Tracking Number"
+    phrase = f" {' '.join(words)} "
+    if any(phrase.endswith(f" {cue} ") for cue in _CUES.get(role, ())):
+        return role  # the role's own words head the name: "Sold To", "Grand Total"
+    if role in (TOTAL, SUBTOTAL, TAX) and head in _NOT_MONEY:
+        return ""  # "Tax Rate", "Total Hours", "Net Weight", "Total Discount"
+    if role in (ISSUER, CUSTOMER) and head not in _PARTY_HEADS:
+        # "Customer PO" is an order's number; "Supplier ID", "Store Number", "Seller Tax
+        # ID", "Supplier VAT" identify the party or its tax, no party's name.
+        return ORDER_NUMBER if ORDER_NUMBER in named else ""
+    return role
 
 
 _JURISDICTION_WORDS = frozenset({"law", "laws", "jurisdiction", "governed", "governing",

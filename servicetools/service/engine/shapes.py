@@ -56,6 +56,8 @@ AMOUNT = re.compile(
     re.IGNORECASE,
 )
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
+# A rate: "20%", "5,5 %", "7.25%".
+PERCENT = re.compile(r"-?\d{1,3}(?:[.,]\d{1,3})?\s?%")
 
 
 @dataclass(frozen=True)
