@@ -270,7 +270,11 @@ def test_a_french_configuration_on_a_french_invoice() -> None:
     ("Tax Rate", ""), ("Total Hours", ""), ("Net Weight", ""), ("Total Discount", ""),
     ("Amount in Words", ""), ("Number of Items", ""), ("Supplier ID", ""),
     ("Store Number", ""), ("Supplier VAT Number", ""), ("Employee ID", ""),
-    ("Tracking Number", ""), ("Customer PO", ORDER_NUMBER),
+    ("Tracking Number", ""), ("Customer PO", ORDER_NUMBER), ("VAT Registration Number", ""),
+    ("Reg No", ""), ("Paid Date", ""), ("Due Amount", TOTAL), ("PO Total", TOTAL),
+    # Not the document's: a person's birth date, the customer's own reference.
+    ("Date of Birth", ""), ("Your Reference", ORDER_NUMBER),
+    ("Customer Reference", ORDER_NUMBER),
     # Heads the role's own words make, or a party's name.
     ("Sold To", CUSTOMER), ("Sold By", ISSUER), ("Vendor Name", ISSUER),
     ("Grand Total", TOTAL), ("Amount Paid", TOTAL), ("Total Tax", TAX),

@@ -82,8 +82,9 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     ORDER_NUMBER: (
         "po", "p.o.", "purchase order", "order number", "order no", "order #", "order id",
-        "order reference", "bestellnummer", "bestellung", "commande", "bestelnummer",
-        "pedido", "ordine",
+        "order reference", "your reference", "your ref", "customer reference",
+        "buyer reference", "client reference", "bestellnummer", "bestellung", "commande",
+        "bestelnummer", "pedido", "ordine",
     ),
     TRANSACTION_NUMBER: (
         "receipt number", "receipt no", "receipt #", "receipt id", "transaction", "trans",
@@ -139,6 +140,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         "contact", "attn", "attention", "product", "account executive", "account manager",
         # Dates of other events than the issue: "Date of delivery 2020-11-10" under
         # "issued at 2020-11-21" is no label of the invoice's date.
+        "date of birth", "birth date", "birthday", "dob",
         "delivery date", "date of delivery", "ship date", "shipping date", "order date",
         "date of order", "service date", "date of service", "date de livraison",
         "fecha de entrega", "data di consegna", "data consegna",
@@ -275,13 +277,18 @@ def _understand(name: str, description: str, example: str,
                       _subject(name) if end else ())
 
 
+_ID_HEADS_WORDS = frozenset({"id", "number", "no", "nr", "#", "code", "ref", "reference"})
 # The last word of an English name is its head: "Tax Rate" is a rate, "Supplier ID" an
 # identifier, "Total Hours" hours. A name headed by a word its first role does not
 # cover asks for that word's thing, not the role's value.
 # Measures that are no money, after a total's or a tax's word.
 _NOT_MONEY = frozenset({"rate", "%", "percent", "percentage", "quantity", "qty", "hours",
                         "weight", "words", "items", "count", "pages", "units", "points",
-                        "days", "discount", "savings", "volume", "distance", "miles", "km"})
+                        "days", "discount", "savings", "volume", "distance", "miles", "km",
+                        "date", *_ID_HEADS_WORDS})
+# Money words heading a name whose first role is a date's or a number's: "Due Amount",
+# "PO Total".
+_MONEY_HEADS = frozenset({"amount", "total", "sum", "value", "balance", "price"})
 # Heads under which a party's word still names the party: "Vendor Name", "Customer
 # Details", "Buyer Organisation".
 _PARTY_HEADS = frozenset({"name", "details", "info", "information", "organisation",
@@ -290,8 +297,9 @@ _PARTY_HEADS = frozenset({"name", "details", "info", "information", "organisatio
 _THINGS = frozenset({"employee", "staff", "member", "patient", "item", "product", "part",
                      "article", "serial", "tracking", "batch", "lot", "model", "sku",
                      "vehicle", "license", "licence", "passport", "routing", "card",
-                     "terminal", "register", "merchant", "store", "shop"})
-_ID_HEADS = frozenset({"id", "number", "no", "nr", "#", "code", "ref", "reference"})
+                     "terminal", "register", "merchant", "store", "shop", "reg",
+                     "registration", "company", "account", "phone", "fax"})
+_ID_HEADS = _ID_HEADS_WORDS
 
 
 def _asks_rate(name: str, named: list[str]) -> bool:
@@ -316,7 +324,9 @@ def _headed(name: str, role: str, named: list[str]) -> str:
     if any(phrase.endswith(f" {cue} ") for cue in _CUES.get(role, ())):
         return role  # the role's own words head the name: "Sold To", "Grand Total"
     if role in (TOTAL, SUBTOTAL, TAX) and head in _NOT_MONEY:
-        return ""  # "Tax Rate", "Total Hours", "Net Weight", "Total Discount"
+        return ""  # "Tax Rate", "Total Hours", "VAT Registration Number", "Paid Date"
+    if role in (*_NUMBERS, ISSUE_DATE, DUE_DATE) and head in _MONEY_HEADS:
+        return TOTAL  # "Due Amount", "PO Total": an amount
     if role in (ISSUER, CUSTOMER) and head not in _PARTY_HEADS:
         # "Customer PO" is an order's number; "Supplier ID", "Store Number", "Seller Tax
         # ID", "Supplier VAT" identify the party or its tax, no party's name.
