@@ -18,6 +18,7 @@ from servicetools.service.engine.roles import (
     CUSTOMER,
     DOCUMENT_NUMBER,
     DUE_DATE,
+    ISSUE_DATE,
     ISSUER,
     ORDER_NUMBER,
     SUBTOTAL,
@@ -294,3 +295,19 @@ def test_a_rate_is_no_tax_amount_and_an_employees_id_no_invoice_number() -> None
                _field("vat", "Supplier VAT Number", ""))
     assert _values(invoice, *targets) == {"rate": "20%", "hours": "", "employee": "",
                                           "po": "", "vat": ""}
+
+
+@pytest.mark.parametrize(("name", "description", "role"), [
+    # Names no label prints, read by what their description says.
+    ("Beneficiary", "The company to be paid.", ISSUER),
+    ("Counterparty", "Who we bought from.", ISSUER),
+    ("Origin", "Who sent the invoice.", ISSUER),
+    ("Outlet", "The store the receipt is from.", ISSUER),
+    ("Recipient Company", "Who the invoice is addressed to.", CUSTOMER),
+    ("Ordering Party", "The company that ordered.", CUSTOMER),
+    ("Pay Until", "The last day to pay.", DUE_DATE),
+    ("When", "The date the invoice was written.", ISSUE_DATE),
+    ("Identifier", "The invoice identifier.", DOCUMENT_NUMBER),
+])
+def test_a_targets_description_in_plain_words(name: str, description: str, role: str) -> None:
+    assert understand({"name": name, "description": description, "example": ""}).role == role

@@ -68,7 +68,8 @@ _CUES: dict[str, tuple[str, ...]] = {
         "business", "trader", "provider", "from", "payee", "sender", "who issued",
         "that issued", "who issues", "that issues", "which issues", "lieferant", "verkäufer",
         "rechnungssteller", "händler", "firma", "contractor", "insurer", "insurance company",
-        "employer",
+        "employer", "beneficiary", "bought from", "purchased from", "ordered from", "who sent",
+        "that sent", "sent us", "is from",
         "fournisseur", "vendeur", "émetteur", "leverancier", "verkoper", "proveedor",
         "vendedor", "emisor", "fornitore", "venditore", "emittente",
     ),
@@ -76,7 +77,8 @@ _CUES: dict[str, tuple[str, ...]] = {
         "customer", "buyer", "bill to", "billed to", "sold to", "invoice to", "invoiced to",
         "client", "recipient", "purchaser", "addressee", "consignee", "ship to", "payer",
         "buys", "bought by", "pays for", "paying for", "advertiser", "sponsor", "guest",
-        "policyholder", "policy holder", "insured", "prepared for",
+        "policyholder", "policy holder", "insured", "prepared for", "addressed to",
+        "ordering party", "ordered by", "who ordered", "that ordered",
         "kunde", "käufer", "empfänger", "acheteur", "destinataire", "klant", "koper",
         "comprador", "cliente", "acquirente", "destinatario",
     ),
@@ -94,16 +96,18 @@ _CUES: dict[str, tuple[str, ...]] = {
         "invoice number", "invoice no", "invoice #", "invoice id", "invoice nr", "inv no",
         "bill number", "bill no", "document number", "document no", "note number", "note no",
         "number", "no", "no.",
-        "#", "nr", "id", "reference", "ref", "rechnungsnummer", "numéro", "nummer",
+        "#", "nr", "id", "reference", "ref", "identifier", "rechnungsnummer", "numéro", "nummer",
         "número", "numero",
     ),
     DUE_DATE: (
         "due", "due date", "payment due", "pay by", "payable by", "deadline", "fällig",
         "fälligkeit", "fälligkeitsdatum", "zahlungsziel", "zahlbar bis", "échéance",
+        "pay until", "pay before", "last day to pay", "latest payment",
         "vervaldatum", "vencimiento", "scadenza",
     ),
     ISSUE_DATE: (
         "date", "dated", "issued on", "issue date", "date of issue", "invoice date",
+        "was issued", "was written", "was created", "was made out", "was dated",
         "purchase date", "transaction date", "billing date", "datum",
         "fecha", "data",
     ),
@@ -292,7 +296,7 @@ _MONEY_HEADS = frozenset({"amount", "total", "sum", "value", "balance", "price"}
 # Heads under which a party's word still names the party: "Vendor Name", "Customer
 # Details", "Buyer Organisation".
 _PARTY_HEADS = frozenset({"name", "details", "info", "information", "organisation",
-                          "organization", "entity", "party", "firm"})
+                          "organization", "entity", "party", "firm", "company", "business"})
 # Things with identifiers of their own: "Employee ID" is no document's number.
 _THINGS = frozenset({"employee", "staff", "member", "patient", "item", "product", "part",
                      "article", "serial", "tracking", "batch", "lot", "model", "sku",
