@@ -311,3 +311,24 @@ def test_a_rate_is_no_tax_amount_and_an_employees_id_no_invoice_number() -> None
 ])
 def test_a_targets_description_in_plain_words(name: str, description: str, role: str) -> None:
     assert understand({"name": name, "description": description, "example": ""}).role == role
+
+
+def test_a_forms_boxes_labels_with_notes_letters_and_what_they_hold() -> None:
+    # A bill of lading's box: its label's note in parentheses is no value.
+    lading = placed(("STRAIGHT BILL OF LADING", 0.05, 0.03),
+                    ("SHIPPER (NAME AND ADDRESS)", 0.05, 0.10),
+                    ("CONSIGNEE (NAME AND ADDRESS)", 0.55, 0.10),
+                    ("Northstar Plastics LLC", 0.05, 0.12), ("Harbor Retail Group", 0.55, 0.12),
+                    ("900 Lake Rd, Toledo, OH 43604", 0.05, 0.14))
+    targets = (_field("from", "Shipper", "The company sending the goods.", "Acme"),
+               _field("to", "Consignee", "The company receiving the goods.", "Globex"))
+    assert _values(lading, *targets) == {"from": "Northstar Plastics LLC",
+                                         "to": "Harbor Retail Group"}
+    # A W-2's boxes: a box letter before the label, and the label going on to say what
+    # the box holds ("name, address, and ZIP code"); the value is under it.
+    w2 = placed(("Form W-2 Wage and Tax Statement", 0.05, 0.03),
+                ("c Employer's name, address, and ZIP code", 0.05, 0.10),
+                ("Bluewater Analytics Inc", 0.05, 0.12),
+                ("2 Harbor Way, Boston, MA 02110", 0.05, 0.14))
+    employer = _field("who", "Employer Name", "The employer's name.", "Acme Corp")
+    assert _values(w2, employer) == {"who": "Bluewater Analytics Inc"}

@@ -86,6 +86,9 @@ _MAX_CONFIDENCE = 0.97
 # Kinds whose values have a shape that decides: a label's neighbour of another shape is
 # not its value.
 _STRICT = frozenset({"date", "amount", "percent"})
+# Words a form's label uses to say what its box holds: "name, address, and ZIP code".
+_FIELD_WORDS = frozenset({"name", "address", "number", "date", "code", "zip", "postcode", "id"})
+_BOX_MARK = re.compile(r"[a-z]|\d{1,2}")  # a form's box: "c", "12"
 # A currency named in parentheses after a label: "(DEM)", "(EUR)", "(€)".
 _CURRENCY_NOTE = re.compile(r"\((?:[A-Z]{3}|[$€£¥])\):?$")
 # Three or more words, all in lower case: a phrase of prose, not a company's name.
@@ -382,7 +385,7 @@ def find_labels(lines: list[Line], targets: list[dict[str, Any]]) -> list[Label]
 def _phrase_starts(line: Line) -> set[int]:
     """Words that open a phrase: a label inside running text ("Acme Supplier Ltd") is none."""
     char = _char_width(line)
-    return {
+    starts = {
         i
         for i, word in enumerate(line.words)
         if i == 0 or word.x0 - line.words[i - 1].x1 > _PHRASE_GAP * char
@@ -392,6 +395,11 @@ def _phrase_starts(line: Line) -> set[int]:
         # line (not a table row's "10,00 19 % UST (S) -1,00").
         or (1 <= i <= 3 and line.words[i - 1].text.endswith("%"))
     }
+    # A form's box letter or number before its label ("c  Employer's name", "2  Federal
+    # income tax withheld"): the label opens its phrase all the same.
+    return starts | {i + 1 for i in starts if i + 1 < len(line.words)
+                     and _BOX_MARK.fullmatch(line.words[i].text)
+                     and line.words[i + 1].text[:1].isupper()}
 
 
 def _label_score(key: str, phrase: str, titles: bool = True, read: bool = False) -> float:
@@ -657,6 +665,16 @@ def _candidate(
             title_words_only(" ".join(w.text for w in words))
             or field_words_only(" ".join(w.text for w in words))):
         words = []  # "Billing Address   Delivery Address": the next heading's first word
+    if words and shape.pattern is None and not _colon_after(lines[label.line], label) and (
+            _PROSE.fullmatch(said := " ".join(w.text for w in words)) or _CLAUSE.match(said)
+    ) and (lines[label.line].words[label.end - 1].text.endswith(",") or any(
+            w.text.strip(",.").lower() in _FIELD_WORDS for w in words)):
+        # "Employer's name, address, and ZIP code" over the name: the label's own words
+        # go on in lower case, saying what the box holds; the value is below, if anything
+        # is ("From  all around the world" says no such thing).
+        below, below_line = _below(lines, label, covered, _BELOW_REACH)
+        if below:
+            words, line, placement = below, below_line, _BELOW_BARE
     if words and shape.pattern is None and _column_heading(words):
         # "Advertiser   Original Date / Revision" over "... POL/Law for Wisconsin PAC
         # 03/12/20": a row of column headings, the value is below its own.
@@ -879,7 +897,15 @@ def _right_of(
     # "Name:" after that answer starts another field ("TVA : FR11999999998 - SIRET :
     # 9999... - SARL au capital de 120 000,00 €": the capital is not the tax).
     answered = amount and _colon_after(line, label)
+    skip_to = -1
     for offset, word in enumerate(line.words[label.end :]):
+        if offset <= skip_to:
+            previous = word.x1
+            continue
+        if not phrases and (note := _label_note(line.words[label.end + offset:])):
+            skip_to = offset + note - 1  # "SHIPPER (NAME AND ADDRESS)": the label's note
+            previous = word.x1
+            continue
         if answered and phrases and (_label_like(word) or word.text in _COLONS):
             if word.text in _COLONS and phrases[-1]:
                 phrases[-1].pop()  # "SIRET :": the colon set apart from its label
@@ -944,6 +970,20 @@ def _right_of(
 
 
 _COLONS = (":", "：")
+
+
+def _label_note(words: list[Word]) -> int:
+    """How many words open with a note in parentheses that goes with the label before
+    them ("(NAME AND ADDRESS)", "(if any)"): words without digits; 0 for none ("(12.00)"
+    is a negative amount)."""
+    if not words or not words[0].text.startswith("("):
+        return 0
+    for count, word in enumerate(words[:6], start=1):
+        if any(c.isdigit() for c in word.text):
+            return 0
+        if word.text.rstrip(":.,").endswith(")"):
+            return count
+    return 0
 
 
 def _rate_label(line: Line, label: Label) -> bool:
