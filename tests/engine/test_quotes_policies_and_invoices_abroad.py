@@ -332,3 +332,15 @@ def test_a_forms_boxes_labels_with_notes_letters_and_what_they_hold() -> None:
                 ("2 Harbor Way, Boston, MA 02110", 0.05, 0.14))
     employer = _field("who", "Employer Name", "The employer's name.", "Acme Corp")
     assert _values(w2, employer) == {"who": "Bluewater Analytics Inc"}
+
+
+def test_amounts_in_the_currencies_of_northern_and_eastern_europe() -> None:
+    # "1 200,00 kr", "zł 12,50", "SEK 1 200,00": a sign or an ISO code in use says the
+    # spaced thousands are one amount; a code glued to a hyphen is a reference's prefix.
+    total = _field("total", "Amount Payable", "The total to pay.", "120.00")
+    for printed in ("1 200,00 kr", "SEK 1 200,00", "1 200,00 zł", "CZK 1 200,00"):
+        invoice = placed(("Faktura", 0.05, 0.03), ("Att betala", 0.50, 0.40),
+                         (printed, 0.75, 0.40))
+        assert _values(invoice, total) == {"total": printed}
+    assert understand({"name": "BOL Number", "description": "", "example": "BOL-1001"}
+                      ).kind == "code"

@@ -16,7 +16,8 @@ from functools import cache
 from .lines import Line
 from .results import EngineValue
 
-__all__ = ["LOCALES", "currency_code", "printed_currency"]
+__all__ = ["LOCALES", "currency_code", "currency_codes", "printed_currency",
+           "signed_currencies"]
 
 # Currencies whose sign is read as theirs; "$" is the US dollar's as CLDR's English has it.
 _SIGNED = ("EUR", "USD", "GBP", "JPY", "CHF", "INR", "CNY", "KRW", "RUB", "TRY", "PLN",
@@ -41,6 +42,30 @@ def _codes() -> frozenset[str]:
     from babel.numbers import list_currencies
 
     return frozenset(list_currencies()) - _NO_CURRENCY
+
+
+def currency_codes(current: bool = False) -> frozenset[str]:
+    """ISO 4217's codes of currencies (babel's list), without those for no currency;
+    `current`: only those some territory tenders today (not "BOL", Bolivia's old peso)."""
+    return _current_codes() if current else _codes()
+
+
+@cache
+def _current_codes() -> frozenset[str]:
+    from datetime import date
+
+    from babel import Locale
+    from babel.numbers import get_territory_currencies
+
+    found: set[str] = set()
+    for territory in Locale("en").territories:
+        found.update(get_territory_currencies(territory, start_date=date.today(), tender=True))
+    return frozenset(found) - _NO_CURRENCY
+
+
+def signed_currencies() -> tuple[str, ...]:
+    """The currencies whose signs are read as theirs ("$" the US dollar's)."""
+    return _SIGNED
 
 
 @cache

@@ -40,7 +40,29 @@ def unglue_time(text: str) -> str:
     return _GLUED_TIME.sub(r"\1 ", text)
 
 
-_CURRENCY = r"(?:[$€£¥₹]|usd|eur|gbp|chf|rm|myr|sgd|rs\.?)"
+def _currency_pattern() -> str:
+    """Currency signs and codes an amount may carry: the ones read before, every ISO 4217
+    code of a currency in use (babel's territories; in capitals only: "ALL" is a code,
+    "all" a word), and the signs
+    CLDR gives the major currencies in their own languages ("kr", "zł", "Kč", "R$")."""
+    from babel.numbers import get_currency_symbol
+
+    from .currency import currency_codes, signed_currencies
+
+    homes = ("en", "de", "fr", "sv", "nb", "da", "pl", "cs", "hu", "pt_BR", "tr", "ru", "uk",
+             "he", "th", "ja", "ko", "hi", "ms", "fil")
+    signs = {get_currency_symbol(code, locale=home) for code in signed_currencies()
+             for home in homes}
+    signs = {sign for sign in signs if sign.upper() not in currency_codes() and sign.strip()}
+    words = sorted(signs, key=len, reverse=True)
+    codes = sorted(currency_codes(current=True), key=len, reverse=True)
+    # A code glued to a hyphen is a reference's prefix ("BOL-1001"), no currency.
+    return (r"(?:[$€£¥₹]|usd|eur|gbp|chf|rm|myr|sgd|rs\.?|"
+            + "|".join(re.escape(w) for w in words)
+            + "|(?-i:" + "|".join(codes) + r")(?![A-Za-z-]))")
+
+
+_CURRENCY = _currency_pattern()
 _GROUPED = r"\d{1,3}(?:[,.']\d{3})+"
 # With cents; or whole, when a currency sign or thousands grouping says it is money
 # ("$4,500", "$450", "4,500"): a bare "2024" or "3" stays a number.
