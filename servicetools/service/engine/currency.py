@@ -59,7 +59,8 @@ def _current_codes() -> frozenset[str]:
 
     found: set[str] = set()
     for territory in Locale("en").territories:
-        found.update(get_territory_currencies(territory, start_date=date.today(), tender=True))
+        found.update(get_territory_currencies(str(territory), start_date=date.today(),
+                                              tender=True))
     return frozenset(found) - _NO_CURRENCY
 
 
