@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass
+from functools import cache
 
 from .lines import Line
 from .page_model import Word
@@ -111,12 +112,17 @@ _KEY = re.compile(r"[\W_]+")
 _ISSUER_BLOCKS = frozenset({"remitto"})
 
 
-def _party_headings(line: Line) -> list[list[Word]]:
-    """The line's phrases that head another party's address block ("Bill To", "Ship To",
-    "Spett.le")."""
-    headings = block_headings() - _ISSUER_BLOCKS
-    return [phrase for phrase in line_phrases(line)
+def _party_headings(phrases: list[list[Word]]) -> list[list[Word]]:
+    """The phrases (of a line) that head another party's address block ("Bill To", "Ship
+    To", "Spett.le")."""
+    headings = _party_blocks()
+    return [phrase for phrase in phrases
             if _KEY.sub("", " ".join(w.text for w in phrase).lower()) in headings]
+
+
+@cache
+def _party_blocks() -> frozenset[str]:
+    return block_headings() - _ISSUER_BLOCKS
 
 
 def _under(headings: list[list[Word]], phrase: list[Word]) -> bool:
@@ -255,14 +261,16 @@ def issuer_name(
     # Below the first label the page holds labelled blocks and tables: a name there
     # needs a legal form ("Absatz eG") to count.
     first_label = min(skip, default=len(lines))
-    addressee = {i + k for i in first if _is_sender_line(lines[i])
+    phrases_of = {i: line_phrases(lines[i]) for i in first}
+    addressee = {i + k for i in first if _is_sender_line(lines[i], phrases_of[i])
                  for k in range(1, _RECIPIENT_REACH + 1)}
     best: tuple[float, int, list[Word]] | None = None
     legal_above = False
     for index in first:
         line = lines[index]
-        segments = line_phrases(line)
-        headings_above = _party_headings(lines[index - 1]) if index > 0 else []
+        segments = phrases_of[index]
+        headings_above = _party_headings(
+            phrases_of.get(index - 1) or line_phrases(lines[index - 1])) if index > 0 else []
         for number, phrase in enumerate(segments):
             if any((index, line.words.index(w)) in covered for w in phrase):
                 continue
@@ -520,9 +528,10 @@ def addressee_block(lines: list[Line], issuer: Name | None,
     return None
 
 
-def _is_sender_line(line: Line) -> bool:
-    """A name, then its street and postcode, on one small line above the window."""
-    segments = line_phrases(line)
+def _is_sender_line(line: Line, phrases: list[list[Word]] | None = None) -> bool:
+    """A name, then its street and postcode, on one small line above the window
+    (`phrases`: the line's, if already split)."""
+    segments = phrases if phrases is not None else line_phrases(line)
     if not segments or any(":" in w.text for w in segments[0]):
         return False  # "Flight Dates: Wednesday, February 12, 2020": a labelled line
     if len(segments) >= 2 and _LEGAL_FORM.search(" ".join(w.text for w in segments[0])):

@@ -57,9 +57,14 @@ def _currency_pattern() -> str:
     words = sorted(signs, key=len, reverse=True)
     codes = sorted(currency_codes(current=True), key=len, reverse=True)
     # A code glued to a hyphen is a reference's prefix ("BOL-1001"), no currency.
+    # Grouped by first letter, so a search tries a handful of codes at each position.
+    by_letter: dict[str, list[str]] = {}
+    for code in codes:
+        by_letter.setdefault(code[0], []).append(code[1:])
+    grouped = "|".join(f"{letter}(?:{'|'.join(rests)})" for letter, rests in by_letter.items())
     return (r"(?:[$€£¥₹]|usd|eur|gbp|chf|rm|myr|sgd|rs\.?|"
             + "|".join(re.escape(w) for w in words)
-            + "|(?-i:" + "|".join(codes) + r")(?![A-Za-z-]))")
+            + "|(?-i:(?:" + grouped + r"))(?![A-Za-z-]))")
 
 
 _CURRENCY = _currency_pattern()
