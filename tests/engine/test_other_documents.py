@@ -14,21 +14,15 @@ from typing import Any
 from servicetools.service.engine import load_document
 from servicetools.service.engine.roles import ISSUER, understand
 
-from ..support.engine_documents import extract_all, placed, table_pdf, tables_of, target
-
-
-def _field(target_id: str, name: str, description: str, example: str = "") -> dict[str, Any]:
-    return {"id": target_id, "type": "field", "name": name, "description": description,
-            "example": example, "validation_tree": None, "is_multiple": False,
-            "search_area": "all", "search_area_type": "all", "extraction_group_id": "g",
-            "creation_unix_timestamp": 0.0}
-
-
-def _values(document: Any, *targets: dict[str, Any]) -> dict[str, str]:
-    configuration = {"id": "c", "name": "mine", "extraction_targets": list(targets)}
-    return {key: target.values[0].text
-            for key, target in extract_all(document, configuration).items()}
-
+from ..support.engine_documents import (
+    extract_all,
+    field_target,
+    first_values,
+    placed,
+    table_pdf,
+    tables_of,
+    target,
+)
 
 PAYSLIP = placed(
     ("Northwind Traders Ltd", 0.05, 0.03), ("PAYSLIP", 0.70, 0.03),
@@ -45,29 +39,31 @@ def test_two_labels_with_their_amounts_on_one_line_are_no_summary_row() -> None:
     # "Total Deductions 611.20" after the gross pay's amount is the next label's value;
     # the gross pay's amount is not one of a row of totals ("Total: 16.98 1.02"), and the
     # total of the deductions is not the gross pay.
-    values = _values(PAYSLIP, _field("gross", "Gross Pay", "Total earnings before "
+    values = first_values(PAYSLIP, field_target("gross", "Gross Pay", "Total earnings before "
                                      "deductions for this period.", "3250.00"),
-                     _field("net", "Net Pay", "What the employee receives after tax and "
+                     field_target("net", "Net Pay", "What the employee receives after tax and "
                             "deductions.", "2471.33"))
     assert values == {"gross": "2,916.67", "net": "2,305.47"}
 
 
 def test_a_name_target_is_labelled_by_the_noun_of_its_name() -> None:
-    values = _values(PAYSLIP, _field("who", "Employee Name",
+    values = first_values(PAYSLIP, field_target("who", "Employee Name",
                                      "The name of the employee who is paid.", "Jane Doe"))
     assert values == {"who": "Jane Q. Doe"}
     # "First Name" asks for a first name, which no "First" labels: nothing here is one.
     document = placed(("First: 28 June 2024", 0.05, 0.03), ("Payslip", 0.05, 0.10))
-    assert _values(document, _field("first", "First Name", "Given name.")) == {"first": ""}
+    first = field_target("first", "First Name", "Given name.")
+    assert first_values(document, first) == {"first": ""}
 
 
 def test_the_company_that_issues_a_document_is_its_issuer() -> None:
     for tense in ("issues", "issued"):
-        bank = _field("bank", "Bank", f"The bank that {tense} the statement.")
+        bank = field_target("bank", "Bank", f"The bank that {tense} the statement.")
         assert understand(bank).role == ISSUER
     statement = placed(("First National Bank", 0.05, 0.03), ("Statement of Account", 0.65, 0.03),
                        ("Account Number: 1234567890", 0.05, 0.12))
-    assert _values(statement, _field("bank", "Bank", "The bank that issues the statement.")
+    assert first_values(statement, field_target("bank", "Bank",
+                                                "The bank that issues the statement.")
                    ) == {"bank": "First National Bank"}
 
 
@@ -76,10 +72,10 @@ def test_the_ends_of_a_period_printed_on_lines_of_their_own() -> None:
                        ("From", 0.55, 0.10), ("1 March 2024", 0.65, 0.10),
                        ("To", 0.55, 0.13), ("31 March 2024", 0.65, 0.13),
                        ("Balance brought forward", 0.05, 0.20), ("1,204.88", 0.80, 0.20))
-    values = _values(statement,
-                     _field("start", "Statement Start", "First day covered by the statement.",
+    values = first_values(statement,
+                     field_target("start", "Statement Start", "First day covered by the statement.",
                             "2024-05-01"),
-                     _field("end", "Statement End", "Last day covered by the statement.",
+                     field_target("end", "Statement End", "Last day covered by the statement.",
                             "2024-05-31"))
     assert values == {"start": "1 March 2024", "end": "31 March 2024"}
 
@@ -92,7 +88,7 @@ def test_a_date_named_for_the_document_is_its_date_under_a_title_beside_the_lett
     order = placed(("Globex Corporation", 0.05, 0.03), ("PURCHASE ORDER", 0.65, 0.03),
                    ("PO #: 4500012345", 0.65, 0.06), ("Date: March 1, 2024", 0.65, 0.09),
                    ("Total 1,295.00", 0.65, 0.30))
-    asked = _field("date", "Order Date", "When the order was placed.", "2024-03-01")
+    asked = field_target("date", "Order Date", "When the order was placed.", "2024-03-01")
     configuration = {"id": "c", "name": "mine", "extraction_targets": [asked]}
     (found,) = extract_all(order, configuration)["date"].values
     assert (found.text, found.evidence.get("titled")) == ("March 1, 2024", 1.0)
@@ -152,12 +148,14 @@ def test_a_delivery_note_numbers_and_dates_itself_and_names_the_customers_order(
                   ("Lieferschein-Nr.: DN-2024-0042", 0.65, 0.06),
                   ("Ihre Bestellung: PO-7781", 0.65, 0.08), ("Datum: 02.05.2024", 0.65, 0.10),
                   ("Initech GmbH", 0.05, 0.12), ("Hafenweg 9, 20457 Hamburg", 0.05, 0.14))
-    values = _values(note,
-                     _field("note", "Delivery Note Number", "The number of the delivery note.",
+    values = first_values(note,
+                     field_target("note", "Delivery Note Number",
+                                  "The number of the delivery note.",
                             "DN-2024-0042"),
-                     _field("order", "Order Number", "The customer's order number it delivers.",
+                     field_target("order", "Order Number",
+                                  "The customer's order number it delivers.",
                             "PO-7781"),
-                     _field("date", "Delivery Date", "When the goods were delivered.",
+                     field_target("date", "Delivery Date", "When the goods were delivered.",
                             "2024-05-02"))
     assert values == {"note": "DN-2024-0042", "order": "PO-7781", "date": "02.05.2024"}
 
@@ -166,7 +164,7 @@ def test_a_hotels_guest_is_its_customer() -> None:
     folio = placed(("Hôtel Beau Rivage", 0.05, 0.03), ("FACTURE", 0.65, 0.03),
                    ("Client : M. John Smith", 0.05, 0.10), ("Total CHF 612,40", 0.55, 0.30))
     (guest,) = extract_all(folio, {"id": "c", "name": "mine", "extraction_targets": [
-        _field("guest", "Guest", "The name of the hotel guest.")]})["guest"].values
+        field_target("guest", "Guest", "The name of the hotel guest.")]})["guest"].values
     # Under a label of the customer's role, not of the user's words: below 0.9.
     assert (guest.text, guest.confidence < 0.9) == ("M. John Smith", True)
 
@@ -178,7 +176,7 @@ def test_an_amount_under_the_roles_label_said_of_something_else_stays_under_0_9(
                   ("Total Charges", 0.50, 0.20), ("275.00", 0.80, 0.20),
                   ("Patient Balance Due", 0.50, 0.25), ("$85.00", 0.80, 0.25))
     configuration = {"id": "c", "name": "mine", "extraction_targets": [
-        _field("due", "Balance Due", "What the patient still owes.", "85.00")]}
+        field_target("due", "Balance Due", "What the patient still owes.", "85.00")]}
     (value,) = extract_all(bill, configuration)["due"].values
     assert value.evidence.get("other_words") == 1.0 and value.confidence < 0.9
     # Under its own words the amount is read surely.
@@ -189,21 +187,22 @@ def test_an_amount_under_the_roles_label_said_of_something_else_stays_under_0_9(
 
 
 def test_a_bank_statements_balances_holder_and_account_in_the_words_banks_print() -> None:
-    targets = (_field("open", "Opening Balance", "The balance at the start of the statement "
+    targets = (field_target("open", "Opening Balance", "The balance at the start of the statement "
                       "period.", "5210.44"),
-               _field("close", "Closing Balance", "The balance at the end of the statement "
+               field_target("close", "Closing Balance", "The balance at the end of the statement "
                       "period.", "4987.12"),
-               _field("holder", "Account Holder", "The customer who owns the account.",
+               field_target("holder", "Account Holder", "The customer who owns the account.",
                       "Maria Garcia"),
-               _field("account", "Account Number", "The number of the account.", "1234567890"),
-               _field("bank", "Bank", "The bank that issues the statement."))
+               field_target("account", "Account Number", "The number of the account.",
+                            "1234567890"),
+               field_target("bank", "Bank", "The bank that issues the statement."))
     uk = placed(("Albion Building Society", 0.05, 0.03),
                 ("Current Account Statement", 0.65, 0.03),
                 ("Account name", 0.05, 0.10), ("Ms Priya Patel", 0.25, 0.10),
                 ("Account no", 0.05, 0.12), ("83920145", 0.25, 0.12),
                 ("Balance brought forward", 0.05, 0.20), ("1,204.88", 0.80, 0.20),
                 ("Balance carried forward", 0.05, 0.26), ("3,106.68", 0.80, 0.26))
-    assert _values(uk, *targets) == {
+    assert first_values(uk, *targets) == {
         "open": "1,204.88", "close": "3,106.68", "holder": "Ms Priya Patel",
         "account": "83920145", "bank": "Albion Building Society"}
     # A German statement's IBAN is the account's number, read whole in its groups.
@@ -212,17 +211,18 @@ def test_a_bank_statements_balances_holder_and_account_in_the_words_banks_print(
                 ("IBAN: DE89 3705 0198 0001 2345 67", 0.05, 0.12),
                 ("Alter Kontostand", 0.05, 0.20), ("3.450,12", 0.80, 0.20),
                 ("Neuer Kontostand", 0.05, 0.26), ("5.230,12", 0.80, 0.26))
-    assert _values(de, *targets) == {
+    assert first_values(de, *targets) == {
         "open": "3.450,12", "close": "5.230,12", "holder": "Anna Schmidt",
         "account": "DE89 3705 0198 0001 2345 67", "bank": "Sparkasse Rheinland"}
 
 
 def test_an_employer_issues_the_pay_slip_and_a_stays_dates_are_its_arrival_and_departure() -> None:
-    employer = _field("employer", "Employer", "The company that pays the employee.", "Acme Ltd")
+    employer = field_target("employer", "Employer", "The company that pays the employee.",
+                            "Acme Ltd")
     assert understand(employer).role == ISSUER
-    assert _values(PAYSLIP, employer) == {"employer": "Northwind Traders Ltd"}
+    assert first_values(PAYSLIP, employer) == {"employer": "Northwind Traders Ltd"}
     bill = placed(("Hôtel Beau Rivage", 0.05, 0.03), ("FACTURE", 0.65, 0.03),
                   ("Arrivée : 02.04.2024", 0.05, 0.12), ("Départ : 05.04.2024", 0.40, 0.12))
-    stay = (_field("in", "Check-in", "Arrival date.", "2024-04-02"),
-            _field("out", "Check-out", "Departure date.", "2024-04-05"))
-    assert _values(bill, *stay) == {"in": "02.04.2024", "out": "05.04.2024"}
+    stay = (field_target("in", "Check-in", "Arrival date.", "2024-04-02"),
+            field_target("out", "Check-out", "Departure date.", "2024-04-05"))
+    assert first_values(bill, *stay) == {"in": "02.04.2024", "out": "05.04.2024"}

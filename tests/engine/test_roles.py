@@ -46,6 +46,28 @@ def _role(name: str, description: str = "", example: str = "") -> str:
     ("Net Amount", SUBTOTAL), ("Amount before tax", SUBTOTAL), ("Tax Amount", TAX),
     ("VAT", TAX), ("Total Tax", TAX), ("Total Excluding VAT", SUBTOTAL),
     ("Vendor Address", ADDRESS), ("Money", CURRENCY),
+    # A name in another language qualifies its noun after it.
+    ("Date d'échéance", DUE_DATE), ("Fecha de vencimiento", DUE_DATE),
+    ("Data di scadenza", DUE_DATE), ("Fälligkeitsdatum", DUE_DATE),
+    ("Montant HT", SUBTOTAL), ("Montant TTC", TOTAL), ("Montant TVA", TAX),
+    # A total's name that says the tax is in is the total, out the subtotal; one that
+    # names only the tax is the tax.
+    ("Total incl. VAT", TOTAL), ("Totaal incl. BTW", TOTAL), ("Gesamtbetrag inkl. MwSt.", TOTAL),
+    ("Total con IVA", TOTAL), ("Total excl. VAT", SUBTOTAL), ("Bedrag excl. BTW", SUBTOTAL),
+    ("Total sin IVA", SUBTOTAL), ("Total Tax", TAX), ("BTW-bedrag", TAX),
+    # The last word of a name is its head: what the name asks for.
+    ("Tax Rate", ""), ("Total Hours", ""), ("Net Weight", ""), ("Total Discount", ""),
+    ("Amount in Words", ""), ("Number of Items", ""), ("Supplier ID", ""),
+    ("Store Number", ""), ("Supplier VAT Number", ""), ("Employee ID", ""),
+    ("Tracking Number", ""), ("Customer PO", ORDER_NUMBER), ("VAT Registration Number", ""),
+    ("Reg No", ""), ("Paid Date", ""), ("Due Amount", TOTAL), ("PO Total", TOTAL),
+    # Not the document's: a person's birth date, the customer's own reference.
+    ("Date of Birth", ""), ("Your Reference", ORDER_NUMBER),
+    ("Customer Reference", ORDER_NUMBER),
+    # Heads the role's own words make, or a party's name.
+    ("Sold By", ISSUER), ("Vendor Name", ISSUER), ("Grand Total", TOTAL),
+    ("Amount Paid", TOTAL),
+    ("Invoice Number", DOCUMENT_NUMBER), ("Deal Number", DOCUMENT_NUMBER),
 ])
 def test_the_name_says_the_role(name: str, role: str) -> None:
     assert _role(name) == role
@@ -395,3 +417,20 @@ def test_a_value_under_a_label_the_description_rules_out_stays_under_0_9() -> No
     # A label of its own wins over it.
     both = stacked("KXLT Rochester", "Gross Total $13,400.00", "Net Total $11,390.00")
     assert extract_all(both, gross)["t-one"].values[0].text == "$13,400.00"
+
+
+@pytest.mark.parametrize(("name", "description", "role"), [
+    # Names no label prints, read by what their description says.
+    ("Beneficiary", "The company to be paid.", ISSUER),
+    ("Counterparty", "Who we bought from.", ISSUER),
+    ("Origin", "Who sent the invoice.", ISSUER),
+    ("Outlet", "The store the receipt is from.", ISSUER),
+    ("Recipient Company", "Who the invoice is addressed to.", CUSTOMER),
+    ("Ordering Party", "The company that ordered.", CUSTOMER),
+    ("Pay Until", "The last day to pay.", DUE_DATE),
+    ("When", "The date the invoice was written.", ISSUE_DATE),
+    ("Identifier", "The invoice identifier.", DOCUMENT_NUMBER),
+])
+def test_a_description_in_plain_words_names_the_role(name: str, description: str,
+                                                     role: str) -> None:
+    assert _role(name, description) == role

@@ -202,3 +202,19 @@ def tables_of(document: Document, *targets: dict[str, Any]) -> dict[str, list[En
     configuration = {"extraction_targets": list(targets)}
     results = extract_group(document, TargetGroup("all", "all", tuple(targets)), configuration)
     return {r.target_id: r.cells for r in results}
+
+
+def field_target(target_id: str, name: str, description: str,
+                 example: str = "") -> dict[str, Any]:
+    """A field target of a user's own configuration, over the whole document."""
+    return {"id": target_id, "type": "field", "name": name, "description": description,
+            "example": example, "validation_tree": None, "is_multiple": False,
+            "search_area": "all", "search_area_type": "all", "extraction_group_id": "g",
+            "creation_unix_timestamp": 0.0}
+
+
+def first_values(document: Document, *targets: dict[str, Any]) -> dict[str, str]:
+    """Each target's first value, by target id, under a configuration of these targets."""
+    configuration = {"id": "c", "name": "mine", "extraction_targets": list(targets)}
+    return {key: target.values[0].text
+            for key, target in extract_all(document, configuration).items()}
