@@ -661,14 +661,14 @@ def _candidate(
     words = _pick(_right_of(lines[label.line], label, covered, shape.kind == "amount"), shape)
     if words and label_key(" ".join(w.text for w in words)) in block_headings():
         words = []  # "BILL TO   SHIP TO": the next block's heading, the name is below
+    said = " ".join(w.text for w in words)
     if words and shape.pattern is None and (_wants_top(target) or _wants_recipient(target)) and (
-            title_words_only(" ".join(w.text for w in words))
-            or field_words_only(" ".join(w.text for w in words))):
+            title_words_only(said) or field_words_only(said)):
         words = []  # "Billing Address   Delivery Address": the next heading's first word
     if words and shape.pattern is None and not _colon_after(lines[label.line], label) and (
-            _PROSE.fullmatch(said := " ".join(w.text for w in words)) or _CLAUSE.match(said)
-    ) and (lines[label.line].words[label.end - 1].text.endswith(",") or any(
-            w.text.strip(",.").lower() in _FIELD_WORDS for w in words)):
+            _PROSE.fullmatch(said) or _CLAUSE.match(said)) and (
+            lines[label.line].words[label.end - 1].text.endswith(",")
+            or any(w.text.strip(",.").lower() in _FIELD_WORDS for w in words)):
         # "Employer's name, address, and ZIP code" over the name: the label's own words
         # go on in lower case, saying what the box holds; the value is below, if anything
         # is ("From  all around the world" says no such thing).

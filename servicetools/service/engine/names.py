@@ -187,9 +187,9 @@ class Name:
 
 
 def line_phrases(line: Line) -> list[list[Word]]:
-    """A line's phrases (split at wide gaps and at separators such as "•" and " - "; in
-    OCR'd text also at a lone "." between words and after a word a "·" is glued to, as
-    "Vogel GmbH· Ringstraße 4 . 50667 Köln" reads a sender line)."""
+    """A line's phrases (split at wide gaps and at separators such as "•" and " - "; also
+    at a lone "." between words and after a word a "·" is glued to, as OCR reads a sender
+    line's middle dots: "Vogel GmbH· Ringstraße 4 . 50667 Köln")."""
     char = sum(w.x1 - w.x0 for w in line.words) / max(1, sum(len(w.text) for w in line.words))
     phrases: list[list[Word]] = [[]]
     for index, word in enumerate(line.words):

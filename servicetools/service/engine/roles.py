@@ -246,8 +246,8 @@ def _understand(name: str, description: str, example: str,
         if said & _EXCLUDING:
             role = SUBTOTAL  # "Total excl. VAT", "Bedrag excl. BTW": before the tax
         elif not said & _INCLUDING:
-            role = parts[0]  # "Total Tax": the total of the tax, a tax; "Total incl. VAT"
-            # is the total
+            # "Total Tax": the total of the tax, a tax ("Total incl. VAT" is the total).
+            role = parts[0]
     role = _headed(name, role, named)
     owner = ""
     if role == ADDRESS:
@@ -281,7 +281,8 @@ def _understand(name: str, description: str, example: str,
                       _subject(name) if end else ())
 
 
-_ID_HEADS_WORDS = frozenset({"id", "number", "no", "nr", "#", "code", "ref", "reference"})
+# The last word of a name that asks for an identifier, not a quantity: "Account Number".
+_ID_HEADS = frozenset({"id", "number", "no", "nr", "#", "code", "ref", "reference"})
 # The last word of an English name is its head: "Tax Rate" is a rate, "Supplier ID" an
 # identifier, "Total Hours" hours. A name headed by a word its first role does not
 # cover asks for that word's thing, not the role's value.
@@ -289,7 +290,7 @@ _ID_HEADS_WORDS = frozenset({"id", "number", "no", "nr", "#", "code", "ref", "re
 _NOT_MONEY = frozenset({"rate", "%", "percent", "percentage", "quantity", "qty", "hours",
                         "weight", "words", "items", "count", "pages", "units", "points",
                         "days", "discount", "savings", "volume", "distance", "miles", "km",
-                        "date", *_ID_HEADS_WORDS})
+                        "date", *_ID_HEADS})
 # Money words heading a name whose first role is a date's or a number's: "Due Amount",
 # "PO Total".
 _MONEY_HEADS = frozenset({"amount", "total", "sum", "value", "balance", "price"})
@@ -303,7 +304,6 @@ _THINGS = frozenset({"employee", "staff", "member", "patient", "item", "product"
                      "vehicle", "license", "licence", "passport", "routing", "card",
                      "terminal", "register", "merchant", "store", "shop", "reg",
                      "registration", "company", "account", "phone", "fax"})
-_ID_HEADS = _ID_HEADS_WORDS
 
 
 def _asks_rate(name: str, named: list[str]) -> bool:
@@ -360,14 +360,10 @@ def _stated(name: str, description: str, example: str) -> str:
 
 
 _NUMBERS = (DOCUMENT_NUMBER, ORDER_NUMBER, TRANSACTION_NUMBER)
-# The last word of a name that asks for an identifier, not a quantity.
-_IDENTIFIES = frozenset({"number", "no", "nr", "id", "#", "code", "reference", "ref"})
-
-
 def _identifies(name: str) -> bool:
     """Whether the name asks for an identifier: "Account Number", "Customer ID"."""
     words = _normal(name).split()
-    return bool(words) and words[-1] in _IDENTIFIES
+    return bool(words) and words[-1] in _ID_HEADS
 _START = frozenset({"start", "from", "begin", "beginning", "first", "begins", "starts"})
 _END = frozenset({"end", "to", "until", "till", "through", "last", "ends", "expiry"})
 
