@@ -253,6 +253,8 @@ class Runner:
 
 
 def engine_seconds(usage: dict[str, Any]) -> float:
+    # The engine's own: reading the page and extracting. The store's status writes between
+    # the stages ("store") and getting the document ("acquire") are not the engine's.
     seconds = usage.get("seconds", {})
     return float(seconds.get("render_and_read", 0.0)) + float(seconds.get("extract", 0.0))
 
